@@ -1,0 +1,112 @@
+package io.heteroflow.agent.simulated;
+
+import io.heteroflow.protocol.GpuVendor;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * A GPU host described by a fleet or node file instead of detected from vendor tools: its cards, load,
+ * labels, location and NVLink domains. It reports exactly what a real agent reports.
+ */
+public record SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
+                            double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
+                            List<Integer> numa, Map<String, String> labels, Map<String, String> location,
+                            List<String> internalIps) {
+
+  public SimulatedNode {
+    nvlinkDomains = nvlinkDomains == null ? List.of() : nvlinkDomains.stream().map(List::copyOf).toList();
+    numa = numa == null ? List.of() : List.copyOf(numa);
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+    location = location == null ? Map.of() : Map.copyOf(location);
+    internalIps = internalIps == null || internalIps.isEmpty() ? List.of("127.0.0.1") : List.copyOf(internalIps);
+  }
+
+  public JsonArray cardReports() {
+    JsonArray reports = new JsonArray();
+    for (int index = 0; index < cards; index++) {
+      reports.add(new JsonObject()
+          .put("index", index)
+          .put("uuid", "SIM-" + id + "-" + index)
+          .put("model", model)
+          .put("memory_total_mb", cardMemoryMb)
+          .put("memory_used_mb", 0)
+          .put("utilization_percent", 0)
+          .put("temperature_c", 40)
+          .put("numa_node", index < numa.size() ? numa.get(index) : null));
+    }
+    return reports;
+  }
+
+  /**
+   * The {@code heteroflow.io/gpu-topology} label: {@code nvlink=0-1-2-3,4-5-6-7;numa=0,0,0,0,1,1,1,1}
+   * (NVLink domains as dash-joined card groups, then each card's NUMA node); null without NVLink data.
+   */
+  public String topologyLabel() {
+    if (nvlinkDomains.isEmpty() && numa.isEmpty()) {
+      return null;
+    }
+    StringJoiner domains = new StringJoiner(",");
+    for (List<Integer> domain : nvlinkDomains) {
+      StringJoiner cardsOfDomain = new StringJoiner("-");
+      domain.forEach(card -> cardsOfDomain.add(String.valueOf(card)));
+      domains.add(cardsOfDomain.toString());
+    }
+    StringJoiner numaNodes = new StringJoiner(",");
+    numa.forEach(node -> numaNodes.add(String.valueOf(node)));
+    return "nvlink=" + domains + ";numa=" + numaNodes;
+  }
+
+  /** The node file / fleet entry format, documented in conf/fleet-dev.yaml. */
+  @SuppressWarnings("unchecked")
+  public static SimulatedNode fromMap(Map<String, Object> entry) {
+    String id = required(entry, "id");
+    String vendorId = required(entry, "vendor");
+    GpuVendor vendor = GpuVendor.fromId(vendorId)
+        .orElseThrow(() -> new IllegalArgumentException("node " + id + ": unknown vendor '" + vendorId + "'"));
+    List<List<Integer>> domains = new ArrayList<>();
+    for (Object domain : (List<Object>) entry.getOrDefault("nvlink_domains", List.of())) {
+      domains.add(((List<Object>) domain).stream().map(card -> ((Number) card).intValue()).toList());
+    }
+    List<Integer> numa = ((List<Object>) entry.getOrDefault("numa", List.of())).stream()
+        .map(node -> ((Number) node).intValue()).toList();
+    return new SimulatedNode(id, vendor, String.valueOf(entry.getOrDefault("model", vendor.id() + "-sim")),
+        number(entry, "cards", 8).intValue(), number(entry, "card_memory_mb", 32768).longValue(),
+        number(entry, "cpu_cores", 32).intValue(), number(entry, "memory_gb", 256).doubleValue(),
+        number(entry, "cpu_percent", 5).doubleValue(), number(entry, "memory_used_mb", 8192).longValue(),
+        domains, numa, strings((Map<String, Object>) entry.get("labels")),
+        strings((Map<String, Object>) entry.get("location")),
+        ((List<Object>) entry.getOrDefault("internal_ips", List.of())).stream().map(String::valueOf).toList());
+  }
+
+  private static String required(Map<String, Object> entry, String key) {
+    Object value = entry.get(key);
+    if (value == null || String.valueOf(value).isBlank()) {
+      throw new IllegalArgumentException("fleet entry " + entry + ": '" + key + "' is required");
+    }
+    return String.valueOf(value);
+  }
+
+  private static Number number(Map<String, Object> entry, String key, Number fallback) {
+    Object value = entry.get(key);
+    if (value == null) {
+      return fallback;
+    }
+    if (!(value instanceof Number number)) {
+      throw new IllegalArgumentException("fleet entry " + entry.get("id") + ": '" + key + "' must be a number");
+    }
+    return number;
+  }
+
+  private static Map<String, String> strings(Map<String, Object> map) {
+    if (map == null) {
+      return Map.of();
+    }
+    Map<String, String> copy = new java.util.LinkedHashMap<>();
+    map.forEach((key, value) -> copy.put(key, String.valueOf(value)));
+    return copy;
+  }
+}

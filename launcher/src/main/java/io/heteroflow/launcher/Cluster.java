@@ -1,0 +1,56 @@
+package io.heteroflow.launcher;
+
+import com.hazelcast.config.ClasspathXmlConfig;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.FileSystemXmlConfig;
+import com.hazelcast.config.NetworkConfig;
+import io.heteroflow.controlplane.ControlPlane;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
+import io.vertx.core.VertxOptions;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.io.FileNotFoundException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Joins the clustered event bus (Hazelcast): conf/cluster.xml (loopback out of the box) with the host and
+ * member list from {@code --cluster-host} / {@code --cluster-members} or HETEROFLOW_CLUSTER_HOST / _MEMBERS.
+ * Agents join as lite members: they hold no cluster data.
+ */
+final class Cluster {
+  static final Set<String> FLAGS = Set.of("--cluster-host", "--cluster-members", "--cluster-config");
+
+  private Cluster() {}
+
+  static Vertx join(Args args, boolean liteMember, PrometheusMeterRegistry registry) throws Exception {
+    String host = args.get("--cluster-host", "HETEROFLOW_CLUSTER_HOST", "127.0.0.1");
+    List<String> members = Arrays.stream(args.get("--cluster-members", "HETEROFLOW_CLUSTER_MEMBERS", host).split(","))
+        .map(String::trim).filter(member -> !member.isEmpty()).toList();
+    Config config = load(args.get("--cluster-config", "HETEROFLOW_CLUSTER_CONFIG", null));
+    config.setLiteMember(liteMember);
+    NetworkConfig network = config.getNetworkConfig();
+    network.getInterfaces().setEnabled(true).setInterfaces(List.of(host));
+    network.getJoin().getTcpIpConfig().setEnabled(true).setMembers(members);
+    VertxOptions options = new VertxOptions();
+    options.getEventBusOptions().setHost(host);
+    VertxBuilder builder = registry == null ? Vertx.builder().with(options)
+        : ControlPlane.vertxBuilder(registry, options);
+    return builder.withClusterManager(new HazelcastClusterManager(config)).buildClustered()
+        .toCompletionStage().toCompletableFuture().get();
+  }
+
+  private static Config load(String file) throws FileNotFoundException {
+    if (file != null) {
+      return new FileSystemXmlConfig(file);
+    }
+    if (Files.isRegularFile(Path.of("conf/cluster.xml"))) {
+      return new FileSystemXmlConfig("conf/cluster.xml");
+    }
+    return new ClasspathXmlConfig("conf/cluster.xml");
+  }
+}

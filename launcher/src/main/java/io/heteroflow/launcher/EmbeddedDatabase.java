@@ -1,0 +1,62 @@
+package io.heteroflow.launcher;
+
+import io.heteroflow.controlplane.store.Database;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * An embedded PostgreSQL server (zonky) for {@code dev}. Everything dev writes (the database in {@code pg/},
+ * task logs in {@code task-logs/}) lives under one root: a temporary directory removed at close, or
+ * {@code --data-dir} kept across runs.
+ */
+final class EmbeddedDatabase implements AutoCloseable {
+  private final EmbeddedPostgres postgres;
+  private final Path root;
+  private final boolean temporary;
+
+  private EmbeddedDatabase(EmbeddedPostgres postgres, Path root, boolean temporary) {
+    this.postgres = postgres;
+    this.root = root;
+    this.temporary = temporary;
+  }
+
+  static EmbeddedDatabase start(Path keepDir) throws IOException {
+    boolean temporary = keepDir == null;
+    Path root = temporary ? Files.createTempDirectory("heteroflow-dev-") : keepDir.toAbsolutePath();
+    Path dataDir = Files.createDirectories(root.resolve("pg"));
+    EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+        .setDataDirectory(dataDir)
+        .setCleanDataDirectory(false)
+        .setServerConfig("fsync", "on")
+        .setServerConfig("synchronous_commit", "on")
+        .setServerConfig("max_connections", "200")
+        .start();
+    return new EmbeddedDatabase(postgres, root, temporary);
+  }
+
+  Database database() {
+    return Database.of("localhost", postgres.getPort(), "postgres", "postgres", "postgres");
+  }
+
+  Path root() {
+    return root;
+  }
+
+  Path taskLogs() throws IOException {
+    return Files.createDirectories(root.resolve("task-logs"));
+  }
+
+  @Override
+  public void close() throws IOException {
+    postgres.close();
+    if (temporary) {
+      try (Stream<Path> files = Files.walk(root)) {
+        files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      }
+    }
+  }
+}

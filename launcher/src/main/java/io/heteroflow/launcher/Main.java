@@ -1,0 +1,191 @@
+package io.heteroflow.launcher;
+
+import io.heteroflow.agent.AgentVerticle;
+import io.heteroflow.agent.executor.ProcessExecutor;
+import io.heteroflow.agent.simulated.FleetFile;
+import io.heteroflow.agent.simulated.SimulatedNode;
+import io.heteroflow.controlplane.ControlPlane;
+import io.heteroflow.controlplane.store.Database;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code heteroflow dev | server | agent}: one distribution, several roles. */
+public final class Main {
+  static final long HEARTBEAT_MS = 2000;
+  static final Duration STOP_GRACE = Duration.ofSeconds(10);
+
+  private Main() {}
+
+  public static void main(String[] argv) {
+    List<String> args = Arrays.asList(argv);
+    String command = args.isEmpty() ? "help" : args.get(0);
+    List<String> rest = args.isEmpty() ? List.of() : args.subList(1, args.size());
+    try {
+      switch (command) {
+        case "dev" -> dev(rest);
+        case "server" -> server(rest);
+        case "agent" -> agent(rest);
+        case "help", "--help", "-h" -> usage();
+        default -> {
+          System.err.println("unknown command '" + command + "'");
+          usage();
+          System.exit(2);
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println("heteroflow " + command + ": " + e.getMessage());
+      System.exit(2);
+    } catch (Exception e) {
+      System.err.println("heteroflow " + command + " failed: " + e);
+      e.printStackTrace();
+      System.exit(1);
+    }
+  }
+
+  private static void usage() {
+    System.out.println("""
+        usage: java -jar heteroflow.jar <command> [options]
+          dev     everything in one process: embedded PostgreSQL, control plane, simulated GPU agents
+                  [--http-port 8080] [--fleet conf/fleet-dev.yaml] [--data-dir DIR]
+          server  control plane on the clustered event bus against an external PostgreSQL
+                  --pg-url postgresql://user:pass@host:5432/db (or HETEROFLOW_PG_URL) [--http-port 8080]
+                  [--cluster-host IP] [--cluster-members IP,IP] [--cluster-config FILE]
+          agent   one node agent (lite cluster member)
+                  --simulate NODE_FILE [--cluster-host IP] [--cluster-members IP,IP]
+        The admin token is HETEROFLOW_ADMIN_TOKEN when set, else a random one printed at start-up.""");
+  }
+
+  private static void dev(List<String> argv) throws Exception {
+    Args args = new Args(argv, Set.of("--http-port", "--fleet", "--data-dir"));
+    int port = args.port("--http-port", 8080);
+    String fleetName = args.get("--fleet", null, "conf/fleet-dev.yaml");
+    List<SimulatedNode> fleet = FleetFile.read(fleetFile(fleetName));
+    String dataDirFlag = args.get("--data-dir", null, null);
+    String token = adminToken();
+
+    EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDirFlag == null ? null : Path.of(dataDirFlag));
+    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
+    Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
+    ControlPlane.Running running = await(ControlPlane.deploy(vertx, postgres.database(),
+        ControlPlane.Options.defaults(port, token), registry));
+    Path logs = postgres.taskLogs();
+    await(deployAgents(vertx, fleet, logs));
+
+    Database db = postgres.database();
+    System.out.println("HeteroFlow dev is up.");
+    System.out.println("  UI and API:  http://localhost:" + running.httpPort() + "/");
+    System.out.println("  Admin token: " + token);
+    System.out.println("  PostgreSQL:  postgresql://postgres:postgres@localhost:" + db.options().getPort()
+        + "/postgres (data in " + postgres.root() + (dataDirFlag == null ? ", removed at exit)" : ")"));
+    System.out.println("  Fleet:       " + fleet.size() + " simulated nodes from " + fleetName);
+    System.out.println("Press Ctrl-C to stop.");
+    new CountDownLatch(1).await();
+  }
+
+  private static void server(List<String> argv) throws Exception {
+    Set<String> flags = new HashSet<>(Cluster.FLAGS);
+    flags.addAll(Set.of("--pg-url", "--http-port"));
+    Args args = new Args(argv, flags);
+    Database database = Database.fromUrl(args.get("--pg-url", "HETEROFLOW_PG_URL", null));
+    int port = args.port("--http-port", 8080);
+    String token = adminToken();
+    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
+    Vertx vertx = Cluster.join(args, false, registry);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
+    ControlPlane.Running running = await(ControlPlane.deploy(vertx, database,
+        ControlPlane.Options.defaults(port, token), registry));
+    System.out.println("HeteroFlow control plane is up on http://localhost:" + running.httpPort() + "/");
+    System.out.println("  Admin token: " + token);
+    new CountDownLatch(1).await();
+  }
+
+  private static void agent(List<String> argv) throws Exception {
+    Set<String> flags = new HashSet<>(Cluster.FLAGS);
+    flags.add("--simulate");
+    Args args = new Args(argv, flags);
+    String nodeFile = args.get("--simulate", null, null);
+    if (nodeFile == null) {
+      throw new IllegalArgumentException("--simulate NODE_FILE is required (GPU detection from vendor tools"
+          + " arrives with the full agent)");
+    }
+    List<SimulatedNode> nodes = FleetFile.read(Path.of(nodeFile));
+    Vertx vertx = Cluster.join(args, true, null);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
+    await(deployAgents(vertx, nodes, Files.createTempDirectory("heteroflow-agent-logs-")));
+    System.out.println("HeteroFlow agent is up for " + nodes.stream().map(SimulatedNode::id).toList());
+    new CountDownLatch(1).await();
+  }
+
+  static Future<?> deployAgents(Vertx vertx, List<SimulatedNode> nodes, Path logDir) {
+    List<Future<?>> deployments = new ArrayList<>();
+    for (SimulatedNode node : nodes) {
+      ProcessExecutor executor = new ProcessExecutor(vertx, logDir.resolve(node.id()),
+          ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE);
+      deployments.add(vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS)));
+    }
+    return Future.all(deployments);
+  }
+
+  /** The fleet file as given, else the copy inside the jar (so dev runs from any directory). */
+  private static Path fleetFile(String name) throws IOException {
+    Path path = Path.of(name);
+    if (Files.isRegularFile(path)) {
+      return path;
+    }
+    try (InputStream packaged = Main.class.getClassLoader().getResourceAsStream(name)) {
+      if (packaged == null) {
+        throw new IllegalArgumentException("--fleet: no such file " + name);
+      }
+      Path copy = Files.createTempFile("heteroflow-fleet-", ".yaml");
+      copy.toFile().deleteOnExit();
+      Files.copy(packaged, copy, StandardCopyOption.REPLACE_EXISTING);
+      return copy;
+    }
+  }
+
+  private static String adminToken() {
+    String fromEnv = System.getenv("HETEROFLOW_ADMIN_TOKEN");
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      return fromEnv.trim();
+    }
+    byte[] bytes = new byte[16];
+    new SecureRandom().nextBytes(bytes);
+    return "hfa_" + HexFormat.of().formatHex(bytes);
+  }
+
+  private static void shutdown(Vertx vertx, EmbeddedDatabase postgres) {
+    try {
+      vertx.close().toCompletionStage().toCompletableFuture().get();
+    } catch (Exception e) {
+      System.err.println("closing Vert.x: " + e);
+    }
+    if (postgres != null) {
+      try {
+        postgres.close();
+      } catch (IOException e) {
+        System.err.println("stopping PostgreSQL: " + e);
+      }
+    }
+  }
+
+  static <T> T await(Future<T> future) throws Exception {
+    return future.toCompletionStage().toCompletableFuture().get();
+  }
+}

@@ -1,0 +1,36 @@
+package io.heteroflow.protocol;
+
+/**
+ * Every event-bus address HeteroFlow uses, in one place. Payloads are JSON objects; their fields are
+ * documented in docs/event-bus.md. The bus is best-effort: every consumer is idempotent and every loop
+ * reconciles from PostgreSQL, so a lost message delays work but never loses it.
+ */
+public final class BusAddresses {
+  private BusAddresses() {}
+
+  /** agent → control plane, request-reply: heartbeat in, reconciliation (tasks to run / stop) out. */
+  public static final String NODE_HEARTBEAT = "heteroflow.node.heartbeat";
+  /** agent → control plane, request-reply: claim a task scheduled → running by CAS before starting it. */
+  public static final String TASK_CLAIM = "heteroflow.task.claim";
+  /** agent → control plane, request-reply: a task's process ended (exit code, log tail). */
+  public static final String TASK_REPORT = "heteroflow.task.report";
+  /** api → scheduler loop, fire-and-forget: a task was created or resources were freed. */
+  public static final String SCHEDULER_KICK = "heteroflow.scheduler.kick";
+
+  private static final String AGENT_PREFIX = "heteroflow.agent.";
+
+  /** control plane → one agent: run this bound task (best-effort push; heartbeats reconcile). */
+  public static String agentRun(String nodeId) {
+    return AGENT_PREFIX + nodeId + ".run";
+  }
+
+  /** control plane → one agent: stop this task (SIGTERM, grace, SIGKILL). */
+  public static String agentStop(String nodeId) {
+    return AGENT_PREFIX + nodeId + ".stop";
+  }
+
+  /** control plane → one agent, request-reply: the log text of a task it runs or ran. */
+  public static String agentLogs(String nodeId) {
+    return AGENT_PREFIX + nodeId + ".logs";
+  }
+}

@@ -1,0 +1,70 @@
+package io.heteroflow.controlplane;
+
+import io.heteroflow.controlplane.api.ApiVerticle;
+import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
+import io.heteroflow.controlplane.scheduler.SchedulerLoopVerticle;
+import io.heteroflow.controlplane.store.Database;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxBuilder;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.Label;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import io.vertx.micrometer.VertxPrometheusOptions;
+import java.time.Clock;
+import java.util.EnumSet;
+
+/**
+ * Deploys one control-plane process: migrates PostgreSQL, opens the pool, seeds plugin defaults, then
+ * deploys the node-registry, scheduler-loop and api verticles together.
+ */
+public final class ControlPlane {
+  private ControlPlane() {}
+
+  /** How to run it. */
+  public record Options(String httpHost, int httpPort, String adminToken, int offlineGraceSeconds, int poolSize) {
+    public static Options defaults(int httpPort, String adminToken) {
+      return new Options("0.0.0.0", httpPort, adminToken, 15, 16);
+    }
+  }
+
+  /** A running control plane. */
+  public record Running(Services services, ApiVerticle api) {
+    public int httpPort() {
+      return api.actualPort();
+    }
+  }
+
+  /**
+   * A Vert.x builder whose HTTP, event-bus and pool metrics go to {@code registry}, the same registry the
+   * control plane serves on /metrics.
+   */
+  public static VertxBuilder vertxBuilder(PrometheusMeterRegistry registry, VertxOptions options) {
+    MicrometerMetricsOptions metrics = new MicrometerMetricsOptions().setEnabled(true)
+        .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
+        .setLabels(EnumSet.of(Label.EB_ADDRESS, Label.HTTP_METHOD, Label.HTTP_CODE, Label.HTTP_ROUTE));
+    return Vertx.builder().with(options.setMetricsOptions(metrics))
+        .withMetrics(new MicrometerMetricsFactory(registry));
+  }
+
+  public static PrometheusMeterRegistry newMeterRegistry() {
+    return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  }
+
+  public static Future<Running> deploy(Vertx vertx, Database database, Options options,
+                                       PrometheusMeterRegistry registry) {
+    return database.migrateAndOpen(vertx, options.poolSize()).compose(pool -> {
+      Services services = Services.create(pool, registry, options.adminToken());
+      ApiVerticle api = new ApiVerticle(services, options.httpHost(), options.httpPort());
+      return services.plugins().seedDefaults(services.registry())
+          .compose(v -> Future.all(
+              vertx.deployVerticle(new NodeRegistryVerticle(services, options.offlineGraceSeconds())),
+              vertx.deployVerticle(new SchedulerLoopVerticle(services, Clock.systemUTC())),
+              vertx.deployVerticle(api)))
+          .map(all -> new Running(services, api));
+    });
+  }
+}

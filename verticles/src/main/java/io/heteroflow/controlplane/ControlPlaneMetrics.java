@@ -1,0 +1,50 @@
+package io.heteroflow.controlplane;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+
+/** The scheduler's own series on {@code /metrics} (Prometheus naming, prefix {@code heteroflow_}). */
+public final class ControlPlaneMetrics {
+  private final MeterRegistry registry;
+  private final Timer roundDuration;
+  private final Timer createToScheduled;
+  private final Counter binds;
+  private final Counter bindConflicts;
+  private final Counter tasksCreated;
+
+  public ControlPlaneMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    this.roundDuration = Timer.builder("heteroflow_round_duration").description("one scheduling round")
+        .publishPercentileHistogram().register(registry);
+    this.createToScheduled = Timer.builder("heteroflow_create_to_scheduled")
+        .description("from task creation to its bind").publishPercentileHistogram().register(registry);
+    this.binds = Counter.builder("heteroflow_binds").description("tasks bound to a node").register(registry);
+    this.bindConflicts = Counter.builder("heteroflow_bind_conflicts")
+        .description("binds rolled back because another binder won a task or a card").register(registry);
+    this.tasksCreated = Counter.builder("heteroflow_tasks_created").description("tasks accepted").register(registry);
+  }
+
+  public void attempt(String result, String reason) {
+    Counter.builder("heteroflow_scheduling_attempts").description("scheduling attempts by result and reason")
+        .tag("result", result).tag("reason", reason == null ? "none" : reason).register(registry).increment();
+  }
+
+  public void round(Duration duration) {
+    roundDuration.record(duration);
+  }
+
+  public void bound(Duration sinceCreation) {
+    binds.increment();
+    createToScheduled.record(sinceCreation.isNegative() ? Duration.ZERO : sinceCreation);
+  }
+
+  public void bindConflict() {
+    bindConflicts.increment();
+  }
+
+  public void taskCreated() {
+    tasksCreated.increment();
+  }
+}

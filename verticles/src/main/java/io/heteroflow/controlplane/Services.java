@@ -1,0 +1,25 @@
+package io.heteroflow.controlplane;
+
+import io.heteroflow.controlplane.scheduler.framework.LoadThresholds;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
+import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
+import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
+import io.heteroflow.controlplane.store.BindStore;
+import io.heteroflow.controlplane.store.NodeStore;
+import io.heteroflow.controlplane.store.PluginConfigStore;
+import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.controlplane.store.TenantStore;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.sqlclient.Pool;
+
+/** What the control-plane verticles share in one process: the pool, the stores, the scheduler core, metrics. */
+public record Services(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore tenants, PluginConfigStore plugins,
+                       BindStore binds, PluginRegistry registry, SchedulingPipeline pipeline,
+                       ControlPlaneMetrics metrics, PrometheusMeterRegistry meterRegistry, String adminToken) {
+
+  public static Services create(Pool pool, PrometheusMeterRegistry meterRegistry, String adminToken) {
+    return new Services(pool, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
+        new PluginConfigStore(pool), new BindStore(pool, LoadThresholds.DEFAULTS), BuiltInPlugins.registry(),
+        BuiltInPlugins.pipeline(), new ControlPlaneMetrics(meterRegistry), meterRegistry, adminToken);
+  }
+}

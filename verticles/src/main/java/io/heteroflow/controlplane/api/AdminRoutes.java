@@ -1,0 +1,83 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.api.Http.Reply;
+import io.heteroflow.controlplane.scheduler.framework.PluginState;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Tenants, share groups and the effective scheduler plugin set. */
+final class AdminRoutes {
+  private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private final Services services;
+
+  AdminRoutes(Services services) {
+    this.services = services;
+  }
+
+  void mount(Router api) {
+    api.post("/tenants").handler(Http.handle(this::createTenant));
+    api.post("/share-groups").handler(Http.handle(this::createShareGroup));
+    api.get("/scheduler/plugins").handler(Http.handle(ctx -> services.plugins().load()
+        .map(services.registry()::build)
+        .map(set -> Reply.ok(new JsonObject().put("plugins", describe(set.states()))))));
+  }
+
+  private Future<Reply> createTenant(RoutingContext ctx) {
+    Http.requireAdmin(ctx);
+    StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("name"));
+    String name = json.requiredString("name", 63, TENANT);
+    String token = "hft_" + Base64.getUrlEncoder().withoutPadding().encodeToString(randomBytes());
+    return services.tenants().create(name, TaskRoutes.sha256(token)).map(created -> {
+      if (!created) {
+        throw new ApiError(409, "conflict", "name", "tenant '" + name + "' already exists");
+      }
+      return new Reply(201, new JsonObject().put("name", name).put("token", token));
+    });
+  }
+
+  private Future<Reply> createShareGroup(RoutingContext ctx) {
+    Http.requireAdmin(ctx);
+    StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("name", "tenants"));
+    String name = json.requiredString("name", 63, TENANT);
+    List<String> tenants = json.stringList("tenants", 1000, 63, true);
+    if (!json.has("tenants")) {
+      throw ApiError.badField("tenants", "is required");
+    }
+    return services.tenants().createShareGroup(name, tenants).map(result -> {
+      if (!result.unknownTenants().isEmpty()) {
+        throw ApiError.badField("tenants", "unknown tenants " + result.unknownTenants());
+      }
+      if (!result.created()) {
+        throw new ApiError(409, "conflict", "name", "share group '" + name + "' already exists");
+      }
+      return new Reply(201, new JsonObject().put("name", name).put("tenants", new JsonArray(List.copyOf(tenants))));
+    });
+  }
+
+  static JsonArray describe(List<PluginState> states) {
+    JsonArray plugins = new JsonArray();
+    for (PluginState state : states) {
+      plugins.add(new JsonObject().put("name", state.name()).put("kind", state.kind().wire())
+          .put("enabled", state.enabled()).put("weight", state.weight()).put("locked", state.locked())
+          .put("extra", new JsonObject(Map.copyOf(state.extra()))));
+    }
+    return plugins;
+  }
+
+  private static byte[] randomBytes() {
+    byte[] bytes = new byte[24];
+    RANDOM.nextBytes(bytes);
+    return bytes;
+  }
+}

@@ -1,0 +1,99 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.store.IllegalTransitionException;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VertxException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.pgclient.PgException;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one boundary where outcomes become HTTP: replies as JSON, refusals as 4xx with the field, a database
+ * that cannot be reached as 503, anything else as 500 (logged, never a stack trace to the client).
+ */
+final class Http {
+  private static final Logger LOG = Logger.getLogger(Http.class.getName());
+  static final String PRINCIPAL = "heteroflow.principal";
+
+  private Http() {}
+
+  /** A reply: status and body (a JsonObject, JsonArray or String). */
+  record Reply(int status, Object body) {
+    static Reply ok(Object body) {
+      return new Reply(200, body);
+    }
+  }
+
+  static Handler<RoutingContext> handle(Function<RoutingContext, Future<Reply>> action) {
+    return ctx -> {
+      Future<Reply> reply;
+      try {
+        reply = action.apply(ctx);
+      } catch (RuntimeException e) {
+        reply = Future.failedFuture(e);
+      }
+      reply.onSuccess(r -> send(ctx, r)).onFailure(ctx::fail);
+    };
+  }
+
+  static Principal principal(RoutingContext ctx) {
+    return ctx.get(PRINCIPAL);
+  }
+
+  static void requireAdmin(RoutingContext ctx) {
+    if (!principal(ctx).admin()) {
+      throw new ApiError(403, "forbidden", null, "this operation needs the admin token");
+    }
+  }
+
+  static void send(RoutingContext ctx, Reply reply) {
+    if (ctx.response().ended()) {
+      return;
+    }
+    ctx.response().setStatusCode(reply.status());
+    if (reply.body() instanceof String text) {
+      ctx.response().putHeader("content-type", "text/plain; charset=utf-8").end(text);
+    } else {
+      ctx.response().putHeader("content-type", "application/json").end(String.valueOf(reply.body()));
+    }
+  }
+
+  /** Router failure handler: maps every failure to a status and a JSON error body. */
+  static void failure(RoutingContext ctx) {
+    Throwable failure = ctx.failure();
+    ApiError error;
+    if (failure instanceof ApiError api) {
+      error = api;
+    } else if (failure instanceof IllegalTransitionException illegal) {
+      error = new ApiError(409, "illegal_transition", null, illegal.getMessage());
+    } else if (failure == null) {
+      error = switch (ctx.statusCode()) {
+        case 413 -> new ApiError(413, "body_too_large", null, "the request body exceeds 64 KiB");
+        case 404 -> new ApiError(404, "not_found", null, "no such route: " + ctx.request().path());
+        case 405 -> new ApiError(405, "method_not_allowed", null, ctx.request().method() + " is not allowed here");
+        default -> new ApiError(ctx.statusCode() >= 400 ? ctx.statusCode() : 500, "error", null, "request failed");
+      };
+    } else if (isDatabaseUnavailable(failure)) {
+      error = new ApiError(503, "store_unavailable", null, "the database is unavailable, retry shortly");
+    } else {
+      LOG.log(Level.WARNING, "request " + ctx.request().method() + " " + ctx.request().path() + " failed", failure);
+      error = new ApiError(500, "internal_error", null, "internal error");
+    }
+    if (!ctx.response().ended()) {
+      JsonObject body = error.toJson();
+      ctx.response().setStatusCode(error.status()).putHeader("content-type", "application/json").end(body.encode());
+    }
+  }
+
+  private static boolean isDatabaseUnavailable(Throwable failure) {
+    if (failure instanceof PgException pg) {
+      String state = pg.getSqlState();
+      return state != null && (state.startsWith("08") || state.startsWith("57P"));
+    }
+    return failure instanceof VertxException || failure instanceof java.net.ConnectException;
+  }
+}

@@ -1,0 +1,173 @@
+package io.heteroflow.controlplane.api;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Strict reading of a JSON request body (SPEC §10): the body must be one JSON object, every top-level field
+ * must be known, and every value must have the declared type; each refusal is a 400 naming the field.
+ */
+final class StrictJson {
+  private final JsonObject body;
+
+  private StrictJson(JsonObject body) {
+    this.body = body;
+  }
+
+  static StrictJson parse(Buffer raw, Set<String> knownFields) {
+    if (raw == null || raw.length() == 0) {
+      throw new ApiError(400, "invalid_body", null, "a JSON object body is required");
+    }
+    Object parsed;
+    try {
+      parsed = Buffer.buffer(raw.getBytes()).toJsonValue();
+    } catch (DecodeException e) {
+      throw new ApiError(400, "malformed_json", null, "malformed JSON: " + firstLine(e.getMessage()));
+    }
+    if (!(parsed instanceof JsonObject object)) {
+      throw new ApiError(400, "invalid_body", null, "the body must be a JSON object");
+    }
+    for (String field : object.fieldNames()) {
+      if (!knownFields.contains(field)) {
+        throw ApiError.unknownField(field);
+      }
+    }
+    return new StrictJson(object);
+  }
+
+  boolean has(String field) {
+    return body.containsKey(field) && body.getValue(field) != null;
+  }
+
+  String string(String field, String fallback, int maxLength, Pattern pattern) {
+    if (!has(field)) {
+      return fallback;
+    }
+    if (!(body.getValue(field) instanceof String value)) {
+      throw ApiError.badField(field, "must be a string");
+    }
+    return checkString(field, value, maxLength, pattern);
+  }
+
+  String requiredString(String field, int maxLength, Pattern pattern) {
+    if (!has(field)) {
+      throw ApiError.badField(field, "is required");
+    }
+    return string(field, null, maxLength, pattern);
+  }
+
+  long integer(String field, long fallback, long min, long max) {
+    if (!has(field)) {
+      return fallback;
+    }
+    Object value = body.getValue(field);
+    if (!(value instanceof Integer || value instanceof Long)) {
+      throw ApiError.badField(field, "must be an integer");
+    }
+    long number = ((Number) value).longValue();
+    if (number < min || number > max) {
+      throw ApiError.badField(field, "must be between " + min + " and " + max + " (was " + number + ")");
+    }
+    return number;
+  }
+
+  double number(String field, double fallback, double min, double max) {
+    if (!has(field)) {
+      return fallback;
+    }
+    if (!(body.getValue(field) instanceof Number value)) {
+      throw ApiError.badField(field, "must be a number");
+    }
+    double number = value.doubleValue();
+    if (Double.isNaN(number) || number < min || number > max) {
+      throw ApiError.badField(field, "must be between " + min + " and " + max + " (was " + number + ")");
+    }
+    return number;
+  }
+
+  boolean bool(String field, boolean fallback) {
+    if (!has(field)) {
+      return fallback;
+    }
+    if (!(body.getValue(field) instanceof Boolean value)) {
+      throw ApiError.badField(field, "must be true or false");
+    }
+    return value;
+  }
+
+  List<String> stringList(String field, int maxItems, int maxLength, boolean nonEmpty) {
+    if (!has(field)) {
+      return List.of();
+    }
+    if (!(body.getValue(field) instanceof JsonArray array)) {
+      throw ApiError.badField(field, "must be an array of strings");
+    }
+    if (array.size() > maxItems) {
+      throw ApiError.badField(field, "must have at most " + maxItems + " items");
+    }
+    if (nonEmpty && array.isEmpty()) {
+      throw ApiError.badField(field, "must not be empty");
+    }
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < array.size(); i++) {
+      if (!(array.getValue(i) instanceof String value)) {
+        throw ApiError.badField(field + "[" + i + "]", "must be a string");
+      }
+      values.add(checkString(field + "[" + i + "]", value, maxLength, null));
+    }
+    return values;
+  }
+
+  Map<String, String> stringMap(String field, int maxEntries, Pattern keyPattern, int maxValueLength) {
+    if (!has(field)) {
+      return Map.of();
+    }
+    if (!(body.getValue(field) instanceof JsonObject object)) {
+      throw ApiError.badField(field, "must be an object of string values");
+    }
+    if (object.size() > maxEntries) {
+      throw ApiError.badField(field, "must have at most " + maxEntries + " entries");
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    for (String key : object.fieldNames()) {
+      String path = field + "." + key;
+      if (!keyPattern.matcher(key).matches()) {
+        throw ApiError.badField(path, "is not a valid key (" + keyPattern.pattern() + ")");
+      }
+      if (!(object.getValue(key) instanceof String value)) {
+        throw ApiError.badField(path, "must be a string");
+      }
+      values.put(key, checkString(path, value, maxValueLength, null));
+    }
+    return values;
+  }
+
+  private static String checkString(String field, String value, int maxLength, Pattern pattern) {
+    if (value.length() > maxLength) {
+      throw ApiError.badField(field, "must be at most " + maxLength + " characters");
+    }
+    if (value.indexOf('\0') >= 0) {
+      throw ApiError.badField(field, "must not contain NUL characters");
+    }
+    if (pattern != null && !pattern.matcher(value).matches()) {
+      throw ApiError.badField(field, "must match " + pattern.pattern());
+    }
+    return value;
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "unreadable";
+    }
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+}

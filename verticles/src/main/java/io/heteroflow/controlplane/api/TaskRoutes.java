@@ -1,0 +1,168 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.api.Http.Reply;
+import io.heteroflow.controlplane.store.TaskRecord;
+import io.heteroflow.controlplane.store.TaskSpec;
+import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.TaskStatus;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.UUID;
+
+/** {@code /api/v1/tasks}: submit, read, list, stop, logs, events. A tenant sees only its own tasks (404 otherwise). */
+final class TaskRoutes {
+  private static final int MAX_IDEMPOTENCY_KEY = 128;
+  private static final long LOGS_TIMEOUT_MS = 3000;
+  private final Vertx vertx;
+  private final Services services;
+
+  TaskRoutes(Vertx vertx, Services services) {
+    this.vertx = vertx;
+    this.services = services;
+  }
+
+  void mount(Router api) {
+    api.post("/tasks").handler(Http.handle(this::create));
+    api.get("/tasks").handler(Http.handle(this::list));
+    api.get("/tasks/:id").handler(Http.handle(ctx -> visibleTask(ctx).map(task -> Reply.ok(TaskView.of(task)))));
+    api.post("/tasks/:id/stop").handler(Http.handle(this::stop));
+    api.get("/tasks/:id/logs").handler(Http.handle(this::logs));
+    api.get("/tasks/:id/events").handler(Http.handle(ctx -> visibleTask(ctx)
+        .compose(task -> services.tasks().events(task.id())).map(Reply::ok)));
+  }
+
+  private Future<Reply> create(RoutingContext ctx) {
+    TaskSpec spec = TaskSpecDecoder.decode(ctx.body().buffer());
+    String key = ctx.request().getHeader("Idempotency-Key");
+    if (key != null && (key.isBlank() || key.length() > MAX_IDEMPOTENCY_KEY)) {
+      throw ApiError.badField("Idempotency-Key", "must be 1–" + MAX_IDEMPOTENCY_KEY + " characters");
+    }
+    String tenant = Http.principal(ctx).tenant();
+    return services.tasks().create(tenant, spec, key, sha256(ctx.body().buffer().getBytes())).map(created -> {
+      if (created.keyReusedWithOtherBody()) {
+        throw new ApiError(422, "idempotency_key_reused", "Idempotency-Key",
+            "Idempotency-Key was already used for a different request body");
+      }
+      if (created.created()) {
+        services.metrics().taskCreated();
+        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("task_id", created.task().id().toString()));
+      }
+      return new Reply(created.created() ? 201 : 200, TaskView.of(created.task()));
+    });
+  }
+
+  private Future<Reply> list(RoutingContext ctx) {
+    Principal principal = Http.principal(ctx);
+    String statusParam = ctx.queryParams().get("status");
+    TaskStatus status = null;
+    if (statusParam != null) {
+      try {
+        status = TaskStatus.fromWire(statusParam);
+      } catch (IllegalArgumentException e) {
+        throw ApiError.badField("status", "unknown status '" + statusParam + "'");
+      }
+    }
+    int limit = 100;
+    String limitParam = ctx.queryParams().get("limit");
+    if (limitParam != null) {
+      try {
+        limit = Integer.parseInt(limitParam);
+      } catch (NumberFormatException e) {
+        throw ApiError.badField("limit", "must be an integer");
+      }
+      if (limit < 1 || limit > 1000) {
+        throw ApiError.badField("limit", "must be between 1 and 1000");
+      }
+    }
+    return services.tasks().list(principal.admin() ? null : principal.tenant(), status, limit).map(tasks -> {
+      JsonArray items = new JsonArray();
+      tasks.forEach(task -> items.add(TaskView.of(task)));
+      return Reply.ok(new JsonObject().put("items", items).put("count", items.size()));
+    });
+  }
+
+  /** Stop (SPEC §7): pending → stopped at once; placed → stopping, and the agent is told (SIGTERM, grace, SIGKILL). */
+  private Future<Reply> stop(RoutingContext ctx) {
+    return visibleTask(ctx).compose(task -> stop(task, 3));
+  }
+
+  private Future<Reply> stop(TaskRecord task, int attemptsLeft) {
+    TaskStatus from = task.status();
+    if (from == TaskStatus.STOPPING) {
+      return Future.succeededFuture(new Reply(202, TaskView.of(task)));
+    }
+    if (from.isTerminal()) {
+      throw new ApiError(409, "illegal_transition", null, "task is already " + from.wire() + "; it cannot be stopped")
+          .withCurrentStatus(from.wire());
+    }
+    TaskStatus to = from == TaskStatus.PENDING ? TaskStatus.STOPPED : TaskStatus.STOPPING;
+    return services.tasks().transition(task.id(), from, to, new TaskStore.Details(null, null, null, "stopped by user"))
+        .compose(won -> {
+          if (!won) {
+            if (attemptsLeft == 0) {
+              throw ApiError.conflict("the task kept changing state; retry");
+            }
+            return reload(task.id()).compose(fresh -> stop(fresh, attemptsLeft - 1));
+          }
+          if (to == TaskStatus.STOPPING) {
+            vertx.eventBus().send(BusAddresses.agentStop(task.nodeId()),
+                new JsonObject().put("task_id", task.id().toString()));
+          }
+          return reload(task.id()).map(fresh -> new Reply(202, TaskView.of(fresh)));
+        });
+  }
+
+  /** Logs: from the agent while it can answer, else the tail kept at the end of the task. */
+  private Future<Reply> logs(RoutingContext ctx) {
+    return visibleTask(ctx).compose(task -> {
+      Future<String> stored = services.tasks().logTail(task.id()).map(tail -> tail == null ? "" : tail);
+      if (task.nodeId() == null || task.status().isTerminal()) {
+        return stored.map(Reply::ok);
+      }
+      JsonObject request = new JsonObject().put("task_id", task.id().toString());
+      return vertx.eventBus().<JsonObject>request(BusAddresses.agentLogs(task.nodeId()), request,
+              new DeliveryOptions().setSendTimeout(LOGS_TIMEOUT_MS))
+          .map(reply -> Reply.ok(reply.body().getString("text", "")))
+          .recover(unreachable -> stored.map(Reply::ok));
+    });
+  }
+
+  private Future<TaskRecord> visibleTask(RoutingContext ctx) {
+    UUID id;
+    try {
+      id = UUID.fromString(ctx.pathParam("id"));
+    } catch (IllegalArgumentException e) {
+      throw ApiError.notFound("task " + ctx.pathParam("id"));
+    }
+    Principal principal = Http.principal(ctx);
+    return services.tasks().get(id).map(found -> found.filter(task -> principal.sees(task.tenant()))
+        .orElseThrow(() -> ApiError.notFound("task " + id)));
+  }
+
+  private Future<TaskRecord> reload(UUID id) {
+    return services.tasks().get(id).map(found -> found.orElseThrow(() -> ApiError.notFound("task " + id)));
+  }
+
+  static String sha256(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static String sha256(String text) {
+    return sha256(text.getBytes(StandardCharsets.UTF_8));
+  }
+}

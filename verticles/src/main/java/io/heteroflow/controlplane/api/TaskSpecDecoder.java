@@ -1,0 +1,69 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.store.TaskSpec;
+import io.heteroflow.protocol.GpuVendor;
+import io.vertx.core.buffer.Buffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/** Strict decoding of {@code POST /api/v1/tasks} (SPEC §10). */
+public final class TaskSpecDecoder {
+  private TaskSpecDecoder() {}
+
+  static final Set<String> FIELDS = Set.of("name", "type", "image", "command", "env", "priority", "preemptible",
+      "gpu_required", "gpu_memory_mb", "gpu_type", "gpu_model", "cpu_cores", "memory_mb", "timeout_seconds",
+      "node_selector", "group_id", "labels");
+  private static final Set<String> TYPES = Set.of("job", "training", "inference");
+  static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  private static final Pattern ENV_KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+  static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._/-]{0,126}[A-Za-z0-9])?");
+  private static final int MAX_GPUS = 128;
+  private static final long MAX_GPU_MEMORY_MB = 1L << 20;
+
+  public static TaskSpec decode(Buffer body) {
+    StrictJson json = StrictJson.parse(body, FIELDS);
+    String name = json.requiredString("name", 128, NAME);
+    String type = json.string("type", "job", 16, null);
+    if (!TYPES.contains(type)) {
+      throw ApiError.badField("type", "must be one of job, training, inference (was '" + type + "')");
+    }
+    String image = json.string("image", null, 512, null);
+    List<String> command = json.stringList("command", 256, 65536, false);
+    if (command.isEmpty() && image == null) {
+      throw ApiError.badField("command", "is required (a non-empty array) unless an image is given");
+    }
+    Map<String, String> env = json.stringMap("env", 256, ENV_KEY, 65536);
+    for (String key : env.keySet()) {
+      if (GpuVendor.isVisibilityVariable(key) || key.startsWith("HETEROFLOW_")) {
+        throw ApiError.badField("env." + key, "is set by HeteroFlow from the assigned cards and cannot be given");
+      }
+    }
+    int priority = (int) json.integer("priority", TaskSpec.DEFAULT_PRIORITY, 0, 100);
+    boolean preemptible = json.bool("preemptible", false);
+    if (preemptible && "training".equals(type)) {
+      throw ApiError.badField("preemptible", "training tasks can never be preemptible");
+    }
+    int gpuRequired = (int) json.integer("gpu_required", 0, 0, MAX_GPUS);
+    long gpuMemoryMb = json.integer("gpu_memory_mb", 0, 0, MAX_GPU_MEMORY_MB);
+    if (gpuRequired == 0 && gpuMemoryMb > 0) {
+      throw ApiError.badField("gpu_memory_mb",
+          "fractional (shard) tasks without gpu_required are not supported by this version yet");
+    }
+    String gpuType = json.string("gpu_type", null, 32, null);
+    if (gpuType != null) {
+      gpuType = GpuVendor.fromId(gpuType).map(GpuVendor::id).orElseThrow(() -> ApiError.badField("gpu_type",
+          "must be one of musa, hygon, cambricon, biren, ascend, kunlun, iluvatar, nvidia, metax, enflame"));
+    }
+    List<String> gpuModels = json.stringList("gpu_model", 64, 128, false);
+    double cpuCores = json.number("cpu_cores", 0, 0, 4096);
+    long memoryMb = json.integer("memory_mb", 0, 0, 64L << 20);
+    int timeoutSeconds = (int) json.integer("timeout_seconds", TaskSpec.DEFAULT_TIMEOUT_SECONDS, 1, 30L * 24 * 3600);
+    Map<String, String> nodeSelector = json.stringMap("node_selector", 64, LABEL_KEY, 256);
+    String groupId = json.string("group_id", null, 128, NAME);
+    Map<String, String> labels = json.stringMap("labels", 64, LABEL_KEY, 256);
+    return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, nodeSelector, groupId, labels);
+  }
+}

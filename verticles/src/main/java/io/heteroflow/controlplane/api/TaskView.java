@@ -1,0 +1,52 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.store.TaskRecord;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.OffsetDateTime;
+import java.util.List;
+
+/** The API view of a task. */
+final class TaskView {
+  private TaskView() {}
+
+  static JsonObject of(TaskRecord task) {
+    JsonObject spec = task.spec();
+    return new JsonObject()
+        .put("id", task.id().toString())
+        .put("name", task.name())
+        .put("tenant", task.tenant())
+        .put("type", task.type())
+        .put("status", task.status().wire())
+        .put("priority", task.priority())
+        .put("preemptible", task.preemptible())
+        .put("gpu_required", task.gpuRequired())
+        .put("gpu_memory_mb", task.gpuMemoryMb())
+        .put("gpu_type", task.gpuType())
+        .put("node", task.nodeId())
+        .put("gpus", new JsonArray(List.copyOf(task.gpuIndices())))
+        .put("shard", null)
+        .put("reason", task.reasonCode() == null ? null
+            : new JsonObject().put("code", task.reasonCode()).put("message", task.reasonMessage()))
+        .put("exit_code", task.exitCode())
+        .put("preempt_count", task.preemptCount())
+        .put("group_id", task.groupId())
+        .put("image", spec.getString("image"))
+        .put("command", spec.getJsonArray("command"))
+        .put("env", spec.getJsonObject("env"))
+        .put("gpu_model", spec.getJsonArray("gpu_model"))
+        .put("cpu_cores", spec.getValue("cpu_cores"))
+        .put("memory_mb", spec.getValue("memory_mb"))
+        .put("timeout_seconds", spec.getValue("timeout_seconds"))
+        .put("node_selector", spec.getJsonObject("node_selector"))
+        .put("labels", spec.getJsonObject("labels"))
+        .put("created_at", time(task.createdAt()))
+        .put("scheduled_at", time(task.scheduledAt()))
+        .put("started_at", time(task.startedAt()))
+        .put("finished_at", time(task.finishedAt()));
+  }
+
+  private static String time(OffsetDateTime at) {
+    return at == null ? null : at.toString();
+  }
+}

@@ -1,0 +1,38 @@
+package io.heteroflow.controlplane.registry;
+
+import io.heteroflow.controlplane.store.TaskRecord;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+
+/** The control plane's messages to agents (schema in docs/event-bus.md). */
+public final class AgentMessages {
+  private AgentMessages() {}
+
+  /** "Run this task on these cards": pushed at bind, repeated in heartbeat replies until the agent claims it. */
+  public static JsonObject run(TaskRecord task, List<Integer> gpuIndices) {
+    return new JsonObject()
+        .put("task_id", task.id().toString())
+        .put("name", task.name())
+        .put("image", task.spec().getString("image"))
+        .put("command", new JsonArray(List.copyOf(task.command())))
+        .put("env", new JsonObject(Map.copyOf(task.env())))
+        .put("gpu_indices", new JsonArray(List.copyOf(gpuIndices)))
+        .put("timeout_seconds", task.timeoutSeconds());
+  }
+
+  /** The reply to a heartbeat: what the agent should be running or stopping according to PostgreSQL. */
+  public static JsonObject reconciliation(boolean applied, List<TaskRecord> tasks) {
+    JsonArray run = new JsonArray();
+    JsonArray stop = new JsonArray();
+    for (TaskRecord task : tasks) {
+      switch (task.status()) {
+        case SCHEDULED -> run.add(run(task, task.gpuIndices()));
+        case STOPPING, PREEMPTING -> stop.add(task.id().toString());
+        default -> { }
+      }
+    }
+    return new JsonObject().put("applied", applied).put("run", run).put("stop", stop);
+  }
+}

@@ -1,0 +1,138 @@
+package io.heteroflow.controlplane.scheduler;
+
+import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.registry.AgentMessages;
+import io.heteroflow.controlplane.scheduler.framework.Decision;
+import io.heteroflow.controlplane.scheduler.framework.PluginSet;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.store.TaskRecord;
+import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.protocol.BusAddresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The main scheduling beat (SPEC §2): a round takes up to 200 pending tasks in queue order (a scan cursor
+ * carries on in the next round), reads one snapshot, runs the plain-Java pipeline for each task and binds
+ * by CAS. A created task kicks a round at once; the 5 s tick is the longest gap, and while a pass over the
+ * queue keeps binding, rounds run back to back (each yields the event loop first).
+ */
+public final class SchedulerLoopVerticle extends VerticleBase {
+  public static final int BATCH = 200;
+  public static final long TICK_MS = 5000;
+  private static final Logger LOG = Logger.getLogger(SchedulerLoopVerticle.class.getName());
+
+  private final Services services;
+  private final Clock clock;
+  private boolean running;
+  private boolean kicked;
+  private boolean boundThisPass;
+  private TaskStore.Cursor cursor;
+
+  public SchedulerLoopVerticle(Services services, Clock clock) {
+    this.services = services;
+    this.clock = clock;
+  }
+
+  @Override
+  public Future<?> start() {
+    vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK, message -> requestRound());
+    vertx.setPeriodic(TICK_MS, id -> requestRound());
+    requestRound();
+    return Future.succeededFuture();
+  }
+
+  private void requestRound() {
+    if (running) {
+      kicked = true;
+      return;
+    }
+    running = true;
+    kicked = false;
+    Instant started = clock.instant();
+    round().onComplete(result -> {
+      running = false;
+      services.metrics().round(Duration.between(started, clock.instant()));
+      if (result.failed()) {
+        LOG.log(Level.WARNING, "scheduling round failed; the next tick retries", result.cause());
+      }
+      if (kicked || (result.succeeded() && result.result())) {
+        vertx.setTimer(1, id -> requestRound());
+      }
+    });
+  }
+
+  /** One bounded round; answers whether another round should follow at once. */
+  private Future<Boolean> round() {
+    Future<PluginSet> plugins = services.plugins().load().map(services.registry()::build);
+    Future<List<TaskRecord>> batch = services.tasks().pending(cursor, BATCH);
+    return Future.all(plugins, batch).compose(both -> {
+      List<TaskRecord> tasks = batch.result();
+      if (tasks.isEmpty()) {
+        return Future.succeededFuture(endOfPass(cursor != null));
+      }
+      return services.nodes().snapshotNodes()
+          .compose(nodes -> scheduleEach(tasks, 0, new Snapshot(nodes), plugins.result()))
+          .map(v -> {
+            if (tasks.size() < BATCH) {
+              return endOfPass(false);
+            }
+            TaskRecord last = tasks.get(tasks.size() - 1);
+            cursor = new TaskStore.Cursor(last.priority(), last.createdAt(), last.id());
+            return true;
+          });
+    });
+  }
+
+  /** The scan reached the queue's tail: start again from the head, at once only if this pass bound something. */
+  private boolean endOfPass(boolean resumeAtOnce) {
+    boolean again = boundThisPass || resumeAtOnce;
+    cursor = null;
+    boundThisPass = false;
+    return again;
+  }
+
+  private Future<Void> scheduleEach(List<TaskRecord> tasks, int index, Snapshot snapshot, PluginSet plugins) {
+    if (index == tasks.size()) {
+      return Future.succeededFuture();
+    }
+    TaskRecord task = tasks.get(index);
+    return scheduleOne(task, snapshot, plugins)
+        .recover(e -> {
+          LOG.log(Level.WARNING, "scheduling task " + task.id() + " failed", e);
+          return Future.succeededFuture();
+        })
+        .compose(v -> scheduleEach(tasks, index + 1, snapshot, plugins));
+  }
+
+  private Future<Void> scheduleOne(TaskRecord task, Snapshot snapshot, PluginSet plugins) {
+    Decision decision = services.pipeline().decide(task.toRequest(), snapshot, plugins);
+    if (!decision.isPlaced()) {
+      services.metrics().attempt("unschedulable", decision.code().name());
+      return services.tasks().setReason(task.id(), decision.code().name(), decision.message());
+    }
+    return services.binds().bind(task.id(), decision.nodeId(), decision.gpuIndices()).compose(outcome -> {
+      if (outcome.bound()) {
+        snapshot.assume(decision.nodeId(), decision.gpuIndices());
+        boundThisPass = true;
+        services.metrics().attempt("bound", null);
+        services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
+        vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()), AgentMessages.run(task, decision.gpuIndices()));
+        return Future.succeededFuture();
+      }
+      if (outcome.lostClaim()) {
+        services.metrics().bindConflict();
+        services.metrics().attempt("conflict", outcome.code().name());
+        return Future.succeededFuture();
+      }
+      services.metrics().attempt("rolled_back", outcome.code().name());
+      return services.tasks().setReason(task.id(), outcome.code().name(), outcome.message());
+    });
+  }
+}

@@ -1,0 +1,43 @@
+package io.heteroflow.controlplane.store;
+
+import io.heteroflow.controlplane.scheduler.framework.CardInfo;
+import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.OffsetDateTime;
+import java.util.Map;
+
+/** A node as stored: the scheduler's view of it plus what only operators look at. */
+public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArray internalIps,
+                         Map<Integer, String> cardUuids) {
+
+  public JsonObject toJson() {
+    JsonArray cards = new JsonArray();
+    for (CardInfo card : info.cards()) {
+      int tasks = info.tasksPerCard().getOrDefault(card.index(), 0);
+      cards.add(new JsonObject().put("index", card.index()).put("uuid", cardUuids.get(card.index()))
+          .put("model", card.model()).put("memory_total_mb", card.memoryTotalMb())
+          .put("memory_used_mb", card.memoryUsedMb()).put("utilization_percent", card.utilizationPercent())
+          .put("temperature_c", card.temperatureC()).put("numa_node", card.numaNode())
+          .put("active_allocations", tasks).put("state", tasks > 0 ? "whole-card" : "free"));
+    }
+    return new JsonObject()
+        .put("id", info.id())
+        .put("gpu_vendor", info.gpuVendor())
+        .put("status", info.status())
+        .put("executable", info.executable())
+        .put("dedicated_tenant", info.dedicatedTenant())
+        .put("location", new JsonObject().put("region", info.region()).put("zone", info.zone()).put("rack", info.rack()))
+        .put("labels", new JsonObject(Map.copyOf(info.labels())))
+        .put("topology", info.topology())
+        .put("internal_ips", internalIps)
+        .put("cpu_cores", info.cpuCores())
+        .put("cpu_percent", info.cpuPercent())
+        .put("memory_total_gb", info.memoryTotalGb())
+        .put("memory_used_mb", info.memoryUsedMb())
+        .put("gpu_total", info.gpuTotal())
+        .put("gpu_used", info.gpuUsed())
+        .put("last_heartbeat_at", lastHeartbeatAt == null ? null : lastHeartbeatAt.toString())
+        .put("cards", cards);
+  }
+}

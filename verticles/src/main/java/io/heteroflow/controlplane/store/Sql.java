@@ -1,0 +1,137 @@
+package io.heteroflow.controlplane.store;
+
+/**
+ * Every SQL statement of the control plane, named. The conditional writes here are where the invariants
+ * live: CAS on task status, the capacity check on nodes, the partial unique index on allocations.
+ */
+final class Sql {
+  private Sql() {}
+
+  static final String ACTIVE_STATES = "('scheduled', 'running', 'stopping', 'preempting')";
+
+  private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
+      + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
+      + " preempt_count, created_at, scheduled_at, started_at, finished_at, version";
+
+  // ---- tenants and share groups
+  static final String INSERT_TENANT =
+      "INSERT INTO tenants (name, token_sha256) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name, created_at";
+  static final String TENANT_BY_TOKEN = "SELECT name FROM tenants WHERE token_sha256 = $1";
+  static final String EXISTING_TENANTS = "SELECT name FROM tenants WHERE name = ANY($1)";
+  static final String INSERT_SHARE_GROUP =
+      "INSERT INTO share_groups (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING name, created_at";
+  static final String INSERT_SHARE_GROUP_MEMBER = "INSERT INTO share_group_members (group_name, tenant) VALUES ($1, $2)";
+
+  // ---- tasks
+  static final String INSERT_TASK = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
+      + " gpu_required, gpu_memory_mb, gpu_type, group_id, spec, idempotency_key, request_sha256)"
+      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+      + " ON CONFLICT ON CONSTRAINT one_task_per_idempotency_key DO NOTHING RETURNING " + TASK_COLUMNS;
+  static final String TASK_BY_IDEMPOTENCY_KEY =
+      "SELECT request_sha256, " + TASK_COLUMNS + " FROM tasks WHERE tenant = $1 AND idempotency_key = $2";
+  static final String TASK_BY_ID = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE id = $1";
+  static final String TASKS_FILTERED = "SELECT " + TASK_COLUMNS + " FROM tasks"
+      + " WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text IS NULL OR status = $2)"
+      + " ORDER BY created_at DESC, id LIMIT $3";
+  static final String TASK_LOG_TAIL = "SELECT log_tail FROM tasks WHERE id = $1";
+  static final String TASK_EVENTS =
+      "SELECT at, kind, from_status, to_status, code, message FROM task_events WHERE task_id = $1 ORDER BY id";
+
+  /** The queue: priority descending, then FIFO; a round continues after the scan cursor (priority, created_at, id). */
+  static final String PENDING_FROM_START = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
+      + " ORDER BY priority DESC, created_at, id LIMIT $1";
+  static final String PENDING_CONTINUE = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
+      + " AND (priority < $1 OR (priority = $1 AND (created_at, id) > ($2, $3)))"
+      + " ORDER BY priority DESC, created_at, id LIMIT $4";
+
+  /** CAS of any declared transition; timestamps follow the target state. */
+  static final String CAS_STATUS = "UPDATE tasks SET status = $3, version = version + 1,"
+      + " started_at = CASE WHEN $3 = 'running' THEN now() ELSE started_at END,"
+      + " finished_at = CASE WHEN $3 IN ('succeeded', 'failed', 'stopped') THEN now() ELSE finished_at END,"
+      + " exit_code = COALESCE($4, exit_code), log_tail = COALESCE($5, log_tail),"
+      + " reason_code = CASE WHEN $6::text IS NULL THEN reason_code ELSE $6 END,"
+      + " reason_message = CASE WHEN $6::text IS NULL THEN reason_message ELSE $7 END"
+      + " WHERE id = $1 AND status = $2 RETURNING node_id";
+  /** Back to the queue: the task no longer holds a node. */
+  static final String CAS_REQUEUE = "UPDATE tasks SET status = 'pending', version = version + 1, node_id = NULL,"
+      + " gpu_indices = '{}', scheduled_at = NULL, started_at = NULL, reason_code = $3, reason_message = $4,"
+      + " preempt_count = preempt_count + CASE WHEN $2 = 'preempting' THEN 1 ELSE 0 END,"
+      + " preemptible = CASE WHEN $2 = 'preempting' THEN false ELSE preemptible END"
+      + " WHERE id = $1 AND status = $2 RETURNING node_id";
+  static final String CAS_BIND = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
+      + " gpu_indices = $3, scheduled_at = now(), reason_code = NULL, reason_message = NULL"
+      + " WHERE id = $1 AND status = 'pending' RETURNING id";
+  static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
+      + " WHERE id = $1 AND status = 'pending'"
+      + " AND (reason_code IS DISTINCT FROM $2 OR reason_message IS DISTINCT FROM $3) RETURNING id)"
+      + " INSERT INTO task_events (task_id, kind, code, message) SELECT id, 'unschedulable', $2, $3 FROM changed";
+  static final String INSERT_TRANSITION_EVENT = "INSERT INTO task_events (task_id, kind, from_status, to_status, code,"
+      + " message) VALUES ($1, 'transition', $2, $3, $4, $5)";
+
+  // ---- allocations and the GPU ledger
+  static final String INSERT_WHOLE_CARD_ALLOCATION =
+      "INSERT INTO allocations (task_id, node_id, gpu_index, kind) VALUES ($1, $2, $3, 'whole')";
+  static final String RELEASE_ALLOCATIONS = "UPDATE allocations SET active = false, released_at = now()"
+      + " WHERE task_id = $1 AND active RETURNING kind";
+  static final String INSERT_LEDGER_ENTRY =
+      "INSERT INTO gpu_ledger (node_id, task_id, delta, entry) VALUES ($1, $2, $3, $4)";
+
+  // ---- nodes and cards
+  static final String LOCK_NODE_FOR_BIND = "SELECT status, executable, cpu_percent, memory_total_gb, memory_used_mb,"
+      + " gpu_total, gpu_used FROM nodes WHERE id = $1 FOR UPDATE";
+  static final String CARDS_OF_NODE_AT = "SELECT gpu_index, memory_total_mb, memory_used_mb, utilization_percent,"
+      + " temperature_c FROM cards WHERE node_id = $1 AND gpu_index = ANY($2)";
+  static final String ADD_GPU_USED = "UPDATE nodes SET gpu_used = gpu_used + $2, version = version + 1"
+      + " WHERE id = $1 AND gpu_used + $2 <= gpu_total AND gpu_used + $2 >= 0 RETURNING gpu_used";
+
+  static final String UPSERT_NODE_HEARTBEAT = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
+      + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, boot_id, heartbeat_seq,"
+      + " last_heartbeat_at, region, zone, rack)"
+      + " VALUES ($1, $2, 'online', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now(), $13, $14, $15)"
+      + " ON CONFLICT (id) DO UPDATE SET gpu_vendor = EXCLUDED.gpu_vendor,"
+      + " status = CASE WHEN nodes.status = 'offline' THEN 'online' ELSE nodes.status END,"
+      + " cpu_cores = EXCLUDED.cpu_cores, cpu_percent = EXCLUDED.cpu_percent,"
+      + " memory_total_gb = EXCLUDED.memory_total_gb, memory_used_mb = EXCLUDED.memory_used_mb,"
+      + " gpu_total = EXCLUDED.gpu_total, agent_labels = EXCLUDED.agent_labels, topology = EXCLUDED.topology,"
+      + " internal_ips = EXCLUDED.internal_ips, boot_id = EXCLUDED.boot_id, heartbeat_seq = EXCLUDED.heartbeat_seq,"
+      + " last_heartbeat_at = now(), region = COALESCE(nodes.region, EXCLUDED.region),"
+      + " zone = COALESCE(nodes.zone, EXCLUDED.zone), rack = COALESCE(nodes.rack, EXCLUDED.rack),"
+      + " version = nodes.version + 1"
+      + " WHERE nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id OR nodes.heartbeat_seq < EXCLUDED.heartbeat_seq"
+      + " RETURNING id";
+  static final String UPSERT_CARD = "INSERT INTO cards (node_id, gpu_index, uuid, model, memory_total_mb,"
+      + " memory_used_mb, utilization_percent, temperature_c, numa_node) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+      + " ON CONFLICT (node_id, gpu_index) DO UPDATE SET uuid = EXCLUDED.uuid, model = EXCLUDED.model,"
+      + " memory_total_mb = EXCLUDED.memory_total_mb, memory_used_mb = EXCLUDED.memory_used_mb,"
+      + " utilization_percent = EXCLUDED.utilization_percent, temperature_c = EXCLUDED.temperature_c,"
+      + " numa_node = EXCLUDED.numa_node";
+  static final String DELETE_CARDS_FROM = "DELETE FROM cards WHERE node_id = $1 AND gpu_index >= $2";
+  static final String MARK_SILENT_NODES_OFFLINE = "UPDATE nodes SET status = 'offline', version = version + 1"
+      + " WHERE status <> 'offline' AND last_heartbeat_at < now() - make_interval(secs => $1) RETURNING id";
+  static final String TASKS_FOR_AGENT = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE node_id = $1"
+      + " AND status IN ('scheduled', 'stopping', 'preempting')";
+
+  private static final String NODE_COLUMNS = "n.id, n.gpu_vendor, n.status, n.executable, n.dedicated_tenant, n.region,"
+      + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.cpu_cores, n.cpu_percent,"
+      + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, n.last_heartbeat_at";
+  static final String NODES = "SELECT " + NODE_COLUMNS + " FROM nodes n ORDER BY n.id";
+  static final String NODE_BY_ID = "SELECT " + NODE_COLUMNS + " FROM nodes n WHERE n.id = $1";
+  /** Cards with their count of active allocations; one query for the whole snapshot (or one node). */
+  static final String CARDS_WITH_OCCUPANCY = "SELECT c.node_id, c.gpu_index, c.uuid, c.model, c.memory_total_mb,"
+      + " c.memory_used_mb, c.utilization_percent, c.temperature_c, c.numa_node,"
+      + " (SELECT count(*) FROM allocations a WHERE a.node_id = c.node_id AND a.gpu_index = c.gpu_index AND a.active)"
+      + " AS active_tasks FROM cards c WHERE ($1::text IS NULL OR c.node_id = $1) ORDER BY c.node_id, c.gpu_index";
+  static final String SET_NODE_LOCATION = "UPDATE nodes SET region = $2, zone = $3, rack = $4, version = version + 1"
+      + " WHERE id = $1 RETURNING id";
+  static final String SET_NODE_LABELS = "UPDATE nodes SET labels = $2, version = version + 1 WHERE id = $1 RETURNING id";
+
+  // ---- plugin configuration
+  static final String PLUGIN_CONFIGS = "SELECT name, enabled, weight, extra FROM plugin_config";
+  static final String SEED_PLUGIN_CONFIG = "INSERT INTO plugin_config (name, enabled, weight, extra)"
+      + " VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING";
+  static final String UPSERT_PLUGIN_CONFIG = "INSERT INTO plugin_config (name, enabled, weight, extra)"
+      + " VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled,"
+      + " weight = EXCLUDED.weight, extra = EXCLUDED.extra, version = plugin_config.version + 1, updated_at = now()";
+
+  static final String HEALTH = "SELECT 1";
+}

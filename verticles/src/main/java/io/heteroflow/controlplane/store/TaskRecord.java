@@ -1,0 +1,62 @@
+package io.heteroflow.controlplane.store;
+
+import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
+import io.heteroflow.protocol.TaskStatus;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Row;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** One row of {@code tasks}. */
+public record TaskRecord(UUID id, String tenant, String name, String type, TaskStatus status, int priority,
+                         boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType, String groupId,
+                         JsonObject spec, String nodeId, List<Integer> gpuIndices, String reasonCode,
+                         String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
+                         OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
+                         long version) {
+
+  static TaskRecord from(Row row) {
+    Integer[] indices = row.getArrayOfIntegers("gpu_indices");
+    return new TaskRecord(row.getUUID("id"), row.getString("tenant"), row.getString("name"), row.getString("type"),
+        TaskStatus.fromWire(row.getString("status")), row.getInteger("priority"), row.getBoolean("preemptible"),
+        row.getInteger("gpu_required"), row.getLong("gpu_memory_mb"), row.getString("gpu_type"),
+        row.getString("group_id"), (JsonObject) row.getValue("spec"), row.getString("node_id"),
+        indices == null ? List.of() : List.of(indices), row.getString("reason_code"), row.getString("reason_message"),
+        row.getInteger("exit_code"), row.getInteger("preempt_count"), row.getOffsetDateTime("created_at"),
+        row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
+        row.getOffsetDateTime("finished_at"), row.getLong("version"));
+  }
+
+  public List<String> command() {
+    List<String> command = new ArrayList<>();
+    spec.getJsonArray("command", new io.vertx.core.json.JsonArray()).forEach(part -> command.add((String) part));
+    return command;
+  }
+
+  public Map<String, String> env() {
+    return stringMap(spec.getJsonObject("env"));
+  }
+
+  public int timeoutSeconds() {
+    return spec.getInteger("timeout_seconds", TaskSpec.DEFAULT_TIMEOUT_SECONDS);
+  }
+
+  public TaskRequest toRequest() {
+    List<String> models = new ArrayList<>();
+    spec.getJsonArray("gpu_model", new io.vertx.core.json.JsonArray()).forEach(model -> models.add((String) model));
+    return new TaskRequest(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, models,
+        stringMap(spec.getJsonObject("node_selector")), stringMap(spec.getJsonObject("labels")));
+  }
+
+  static Map<String, String> stringMap(JsonObject json) {
+    Map<String, String> map = new HashMap<>();
+    if (json != null) {
+      json.forEach(entry -> map.put(entry.getKey(), String.valueOf(entry.getValue())));
+    }
+    return map;
+  }
+}

@@ -1,0 +1,38 @@
+package io.heteroflow.controlplane.store;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+
+/** A task as a user declared it (SPEC §10), already validated by the API's strict decoder. */
+public record TaskSpec(String name, String type, String image, List<String> command, Map<String, String> env,
+                       int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
+                       List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds,
+                       Map<String, String> nodeSelector, String groupId, Map<String, String> labels) {
+
+  public static final int DEFAULT_TIMEOUT_SECONDS = 7200;
+  public static final int DEFAULT_PRIORITY = 50;
+
+  public TaskSpec {
+    command = command == null ? List.of() : List.copyOf(command);
+    env = env == null ? Map.of() : Map.copyOf(env);
+    gpuModels = gpuModels == null ? List.of() : List.copyOf(gpuModels);
+    nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+    labels = labels == null ? Map.of() : Map.copyOf(labels);
+  }
+
+  /** The fields kept in the {@code spec} column (those without a column of their own). */
+  public JsonObject toSpecJson() {
+    return new JsonObject()
+        .put("image", image)
+        .put("command", new JsonArray(List.copyOf(command)))
+        .put("env", new JsonObject(Map.copyOf(env)))
+        .put("gpu_model", new JsonArray(List.copyOf(gpuModels)))
+        .put("cpu_cores", cpuCores)
+        .put("memory_mb", memoryMb)
+        .put("timeout_seconds", timeoutSeconds)
+        .put("node_selector", new JsonObject(Map.copyOf(nodeSelector)))
+        .put("labels", new JsonObject(Map.copyOf(labels)));
+  }
+}

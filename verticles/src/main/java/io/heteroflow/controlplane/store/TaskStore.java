@@ -1,0 +1,174 @@
+package io.heteroflow.controlplane.store;
+
+import io.heteroflow.protocol.TaskStatus;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Tasks in PostgreSQL. Every status change is a CAS through {@link #transition}, which first asks the state
+ * machine ({@link TaskStatus}) and, when a task leaves the active states, releases its cards in the same
+ * transaction.
+ */
+public final class TaskStore {
+  private final Pool pool;
+
+  public TaskStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  /** The outcome of a create: the task, and whether this call created it (false: an idempotent replay). */
+  public record Created(TaskRecord task, boolean created, boolean keyReusedWithOtherBody) {
+  }
+
+  /** What a settling transition records besides the status (each may be null). */
+  public record Details(Integer exitCode, String logTail, String reasonCode, String reasonMessage) {
+    public static final Details NONE = new Details(null, null, null, null);
+  }
+
+  /** The scan cursor of the pending queue: the last task a round looked at. */
+  public record Cursor(int priority, OffsetDateTime createdAt, UUID id) {
+  }
+
+  public Future<Created> create(String tenant, TaskSpec spec, String idempotencyKey, String requestSha256) {
+    Tuple params = Tuple.tuple().addUUID(UUID.randomUUID()).addString(tenant).addString(spec.name())
+        .addString(spec.type()).addInteger(spec.priority()).addBoolean(spec.preemptible())
+        .addInteger(spec.gpuRequired()).addLong(spec.gpuMemoryMb()).addString(spec.gpuType())
+        .addString(spec.groupId()).addValue(spec.toSpecJson()).addString(idempotencyKey).addString(requestSha256);
+    return pool.withTransaction(conn -> conn.preparedQuery(Sql.INSERT_TASK).execute(params).compose(rows -> {
+      if (rows.size() == 1) {
+        TaskRecord task = TaskRecord.from(rows.iterator().next());
+        return event(conn, task.id(), null, TaskStatus.PENDING, null, "created").map(new Created(task, true, false));
+      }
+      return conn.preparedQuery(Sql.TASK_BY_IDEMPOTENCY_KEY).execute(Tuple.of(tenant, idempotencyKey)).map(existing -> {
+        Row row = existing.iterator().next();
+        return new Created(TaskRecord.from(row), false, !requestSha256.equals(row.getString("request_sha256")));
+      });
+    }));
+  }
+
+  public Future<Optional<TaskRecord>> get(UUID id) {
+    return pool.preparedQuery(Sql.TASK_BY_ID).execute(Tuple.of(id)).map(TaskStore::first);
+  }
+
+  public Future<List<TaskRecord>> list(String tenant, TaskStatus status, int limit) {
+    return pool.preparedQuery(Sql.TASKS_FILTERED)
+        .execute(Tuple.of(tenant, status == null ? null : status.wire(), limit))
+        .map(TaskStore::all);
+  }
+
+  public Future<JsonArray> events(UUID id) {
+    return pool.preparedQuery(Sql.TASK_EVENTS).execute(Tuple.of(id)).map(rows -> {
+      JsonArray events = new JsonArray();
+      for (Row row : rows) {
+        events.add(new JsonObject().put("at", row.getOffsetDateTime("at").toString()).put("kind", row.getString("kind"))
+            .put("from", row.getString("from_status")).put("to", row.getString("to_status"))
+            .put("code", row.getString("code")).put("message", row.getString("message")));
+      }
+      return events;
+    });
+  }
+
+  public Future<String> logTail(UUID id) {
+    return pool.preparedQuery(Sql.TASK_LOG_TAIL).execute(Tuple.of(id))
+        .map(rows -> rows.size() == 0 ? null : rows.iterator().next().getString("log_tail"));
+  }
+
+  /** Up to {@code limit} pending tasks in queue order, after {@code cursor} (from the head when null). */
+  public Future<List<TaskRecord>> pending(Cursor cursor, int limit) {
+    if (cursor == null) {
+      return pool.preparedQuery(Sql.PENDING_FROM_START).execute(Tuple.of(limit)).map(TaskStore::all);
+    }
+    return pool.preparedQuery(Sql.PENDING_CONTINUE)
+        .execute(Tuple.of(cursor.priority(), cursor.createdAt(), cursor.id(), limit))
+        .map(TaskStore::all);
+  }
+
+  public Future<List<TaskRecord>> tasksForAgent(String nodeId) {
+    return pool.preparedQuery(Sql.TASKS_FOR_AGENT).execute(Tuple.of(nodeId)).map(TaskStore::all);
+  }
+
+  /**
+   * CAS {@code from → to}. Refuses (failed future, {@link IllegalTransitionException}) what the state machine
+   * does not declare; answers false when the task was not in {@code from} any more (someone else won).
+   */
+  public Future<Boolean> transition(UUID id, TaskStatus from, TaskStatus to, Details details) {
+    if (!from.canBecome(to)) {
+      return Future.failedFuture(new IllegalTransitionException(from, to));
+    }
+    if (to == TaskStatus.PENDING) {
+      return requeue(id, from, details.reasonCode(), details.reasonMessage());
+    }
+    Tuple params = Tuple.tuple().addUUID(id).addString(from.wire()).addString(to.wire())
+        .addInteger(details.exitCode()).addString(details.logTail()).addString(details.reasonCode())
+        .addString(details.reasonMessage());
+    return pool.withTransaction(conn -> conn.preparedQuery(Sql.CAS_STATUS).execute(params).compose(rows -> {
+      if (rows.size() == 0) {
+        return Future.succeededFuture(false);
+      }
+      String nodeId = rows.iterator().next().getString("node_id");
+      Future<Void> released = from.isActive() && !to.isActive() ? release(conn, id, nodeId) : Future.succeededFuture();
+      return released.compose(v -> event(conn, id, from, to, details.reasonCode(), details.reasonMessage()))
+          .map(true);
+    }));
+  }
+
+  private Future<Boolean> requeue(UUID id, TaskStatus from, String code, String message) {
+    return pool.withTransaction(conn -> conn.preparedQuery(Sql.CAS_REQUEUE)
+        .execute(Tuple.of(id, from.wire(), code, message)).compose(rows -> {
+          if (rows.size() == 0) {
+            return Future.succeededFuture(false);
+          }
+          String nodeId = rows.iterator().next().getString("node_id");
+          Future<Void> released = from.isActive() ? release(conn, id, nodeId) : Future.succeededFuture();
+          return released.compose(v -> event(conn, id, from, TaskStatus.PENDING, code, message)).map(true);
+        }));
+  }
+
+  /** Releases the task's active allocations and returns its whole cards to the node, with a ledger entry. */
+  private static Future<Void> release(SqlConnection conn, UUID id, String nodeId) {
+    return conn.preparedQuery(Sql.RELEASE_ALLOCATIONS).execute(Tuple.of(id)).compose(rows -> {
+      int wholeCards = 0;
+      for (Row row : rows) {
+        wholeCards += "whole".equals(row.getString("kind")) ? 1 : 0;
+      }
+      if (wholeCards == 0 || nodeId == null) {
+        return Future.succeededFuture();
+      }
+      int delta = -wholeCards;
+      return conn.preparedQuery(Sql.ADD_GPU_USED).execute(Tuple.of(nodeId, delta))
+          .compose(updated -> conn.preparedQuery(Sql.INSERT_LEDGER_ENTRY).execute(Tuple.of(nodeId, id, delta, "release")))
+          .mapEmpty();
+    });
+  }
+
+  /** Records why a pending task is still pending; writes (and logs an event) only when the reason changed. */
+  public Future<Void> setReason(UUID id, String code, String message) {
+    return pool.preparedQuery(Sql.SET_REASON).execute(Tuple.of(id, code, message)).mapEmpty();
+  }
+
+  static Future<Void> event(SqlConnection conn, UUID id, TaskStatus from, TaskStatus to, String code, String message) {
+    return conn.preparedQuery(Sql.INSERT_TRANSITION_EVENT)
+        .execute(Tuple.of(id, from == null ? null : from.wire(), to.wire(), code, message)).mapEmpty();
+  }
+
+  private static Optional<TaskRecord> first(RowSet<Row> rows) {
+    return rows.size() == 0 ? Optional.empty() : Optional.of(TaskRecord.from(rows.iterator().next()));
+  }
+
+  private static List<TaskRecord> all(RowSet<Row> rows) {
+    List<TaskRecord> tasks = new ArrayList<>(rows.size());
+    rows.forEach(row -> tasks.add(TaskRecord.from(row)));
+    return tasks;
+  }
+}
