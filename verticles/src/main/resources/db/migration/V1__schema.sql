@@ -105,7 +105,7 @@ CREATE TABLE allocations (
   kind          text NOT NULL CHECK (kind IN ('whole', 'shard')),
   memory_mb     bigint NOT NULL DEFAULT 0,
   active        boolean NOT NULL DEFAULT true,
-  allocated_at  timestamptz NOT NULL DEFAULT now(),
+  allocated_at  timestamptz NOT NULL DEFAULT clock_timestamp(),  -- statement time: history intervals are exact
   released_at   timestamptz,
   CONSTRAINT released_iff_inactive CHECK (active = (released_at IS NULL))
 );

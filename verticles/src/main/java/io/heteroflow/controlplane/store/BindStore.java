@@ -14,14 +14,15 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * Bind (SPEC §2.2) as one transaction: CAS-claim the task pending → scheduled, re-check the node against
- * live data, persist the card allocations (the partial unique index refuses a card already taken), add to
+ * Bind (SPEC §2.2) as one transaction: lock and re-check the node against live data, CAS-claim the task
+ * pending → scheduled, re-check the picked cards, persist the card allocations (the partial unique index refuses a card already taken), add to
  * the node's {@code gpu_used} (refused past {@code gpu_total}) and write the ledger. Any failure rolls the
  * whole transaction back: the task stays pending, nothing half-bound remains.
  */
 public final class BindStore {
   private static final String UNIQUE_VIOLATION = "23505";
   private static final String CHECK_VIOLATION = "23514";
+  private static final String DEADLOCK = "40P01";
 
   private final Pool pool;
   private final LoadThresholds thresholds;
@@ -52,13 +53,16 @@ public final class BindStore {
 
   public Future<Outcome> bind(UUID taskId, String nodeId, List<Integer> gpuIndices) {
     Integer[] indices = gpuIndices.toArray(new Integer[0]);
-    return pool.withTransaction(conn -> conn.preparedQuery(Sql.CAS_BIND)
-            .execute(Tuple.tuple().addUUID(taskId).addString(nodeId).addArrayOfInteger(indices))
+    // Lock order: the node row first, then the task row. Claiming the task first would take a FOR KEY SHARE
+    // lock on the node (the node_id foreign key) before FOR UPDATE, and two binders to one node deadlock.
+    return pool.withTransaction(conn -> recheckNode(conn, nodeId)
+            .compose(v -> conn.preparedQuery(Sql.CAS_BIND)
+                .execute(Tuple.tuple().addUUID(taskId).addString(nodeId).addArrayOfInteger(indices)))
             .compose(claimed -> {
               if (claimed.size() == 0) {
                 throw new Rejected(ReasonCode.BindConflict, null);
               }
-              return recheckNode(conn, nodeId, indices);
+              return recheckCards(conn, nodeId, indices);
             })
             .compose(v -> allocate(conn, taskId, nodeId, gpuIndices))
             .compose(v -> TaskStore.event(conn, taskId, TaskStatus.PENDING, TaskStatus.SCHEDULED, null,
@@ -70,8 +74,9 @@ public final class BindStore {
         });
   }
 
-  private Future<Void> recheckNode(SqlConnection conn, String nodeId, Integer[] indices) {
-    return conn.preparedQuery(Sql.LOCK_NODE_FOR_BIND).execute(Tuple.of(nodeId)).compose(rows -> {
+  /** Locks the node row and re-checks it against live data: status and load thresholds. */
+  private Future<Void> recheckNode(SqlConnection conn, String nodeId) {
+    return conn.preparedQuery(Sql.LOCK_NODE).execute(Tuple.of(nodeId)).map(rows -> {
       if (rows.size() == 0) {
         throw new Rejected(ReasonCode.NoSchedulableNodes, "node " + nodeId + " is gone");
       }
@@ -89,20 +94,24 @@ public final class BindStore {
         throw new Rejected(ReasonCode.LoadThresholdExceeded, "node " + nodeId + " memory above "
             + Math.round(thresholds.memoryPercent()) + " %");
       }
-      if (indices.length == 0) {
-        return Future.succeededFuture();
-      }
-      return conn.preparedQuery(Sql.CARDS_OF_NODE_AT)
-          .execute(Tuple.tuple().addString(nodeId).addArrayOfInteger(indices)).map(cards -> {
-        if (cards.size() != indices.length) {
-          throw new Rejected(ReasonCode.InsufficientResources, "node " + nodeId + " no longer reports those cards");
-        }
-        for (Row card : cards) {
-          recheckCard(nodeId, card);
-        }
-        return null;
-      });
+      return null;
     });
+  }
+
+  private Future<Void> recheckCards(SqlConnection conn, String nodeId, Integer[] indices) {
+    if (indices.length == 0) {
+      return Future.succeededFuture();
+    }
+    return conn.preparedQuery(Sql.CARDS_OF_NODE_AT)
+        .execute(Tuple.tuple().addString(nodeId).addArrayOfInteger(indices)).map(cards -> {
+          if (cards.size() != indices.length) {
+            throw new Rejected(ReasonCode.InsufficientResources, "node " + nodeId + " no longer reports those cards");
+          }
+          for (Row card : cards) {
+            recheckCard(nodeId, card);
+          }
+          return null;
+        });
   }
 
   private void recheckCard(String nodeId, Row card) {
@@ -150,6 +159,9 @@ public final class BindStore {
     }
     if (failure instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState())) {
       return new Outcome(false, ReasonCode.BindConflict, "a picked card was taken by another bind");
+    }
+    if (failure instanceof PgException pg && DEADLOCK.equals(pg.getSqlState())) {
+      return new Outcome(false, ReasonCode.BindConflict, "a concurrent transaction held the node; retried next round");
     }
     if (failure instanceof PgException pg && CHECK_VIOLATION.equals(pg.getSqlState())) {
       return new Outcome(false, ReasonCode.InsufficientResources, "node capacity constraint: " + pg.getErrorMessage());

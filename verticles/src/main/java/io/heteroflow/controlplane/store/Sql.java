@@ -71,13 +71,13 @@ final class Sql {
   // ---- allocations and the GPU ledger
   static final String INSERT_WHOLE_CARD_ALLOCATION =
       "INSERT INTO allocations (task_id, node_id, gpu_index, kind) VALUES ($1, $2, $3, 'whole')";
-  static final String RELEASE_ALLOCATIONS = "UPDATE allocations SET active = false, released_at = now()"
+  static final String RELEASE_ALLOCATIONS = "UPDATE allocations SET active = false, released_at = clock_timestamp()"
       + " WHERE task_id = $1 AND active RETURNING kind";
   static final String INSERT_LEDGER_ENTRY =
       "INSERT INTO gpu_ledger (node_id, task_id, delta, entry) VALUES ($1, $2, $3, $4)";
 
   // ---- nodes and cards
-  static final String LOCK_NODE_FOR_BIND = "SELECT status, executable, cpu_percent, memory_total_gb, memory_used_mb,"
+  static final String LOCK_NODE = "SELECT status, executable, cpu_percent, memory_total_gb, memory_used_mb,"
       + " gpu_total, gpu_used FROM nodes WHERE id = $1 FOR UPDATE";
   static final String CARDS_OF_NODE_AT = "SELECT gpu_index, memory_total_mb, memory_used_mb, utilization_percent,"
       + " temperature_c FROM cards WHERE node_id = $1 AND gpu_index = ANY($2)";

@@ -135,9 +135,14 @@ public final class TaskStore {
         }));
   }
 
-  /** Releases the task's active allocations and returns its whole cards to the node, with a ledger entry. */
+  /**
+   * Releases the task's active allocations and returns its whole cards to the node, with a ledger entry.
+   * Locks the node row before the allocation rows, the same order as a bind, so the two never deadlock.
+   */
   private static Future<Void> release(SqlConnection conn, UUID id, String nodeId) {
-    return conn.preparedQuery(Sql.RELEASE_ALLOCATIONS).execute(Tuple.of(id)).compose(rows -> {
+    Future<?> nodeLocked = nodeId == null ? Future.succeededFuture()
+        : conn.preparedQuery(Sql.LOCK_NODE).execute(Tuple.of(nodeId));
+    return nodeLocked.compose(locked -> conn.preparedQuery(Sql.RELEASE_ALLOCATIONS).execute(Tuple.of(id))).compose(rows -> {
       int wholeCards = 0;
       for (Row row : rows) {
         wholeCards += "whole".equals(row.getString("kind")) ? 1 : 0;

@@ -16,10 +16,11 @@ public final class BuiltInPlugins {
 
   public static PluginRegistry registry() {
     return new PluginRegistry()
-        .register(ResourceFilter.NAME, PluginKind.FILTER, true, ResourceFilter::new,
-            new PluginConfig(ResourceFilter.NAME, true, 0, Map.of()))
+        // filters run in registration order: the type match before capacity, so reasons name the first cause
         .register(GpuFilter.NAME, PluginKind.FILTER, true, GpuFilter::new,
             new PluginConfig(GpuFilter.NAME, true, 0, Map.of()))
+        .register(ResourceFilter.NAME, PluginKind.FILTER, true, ResourceFilter::new,
+            new PluginConfig(ResourceFilter.NAME, true, 0, Map.of()))
         .register(SpreadScore.NAME, PluginKind.SCORE, false, SpreadScore::new,
             new PluginConfig(SpreadScore.NAME, true, 1, Map.of()))
         .register(BinpackScore.NAME, PluginKind.SCORE, false, BinpackScore::new,

@@ -1,0 +1,107 @@
+package io.heteroflow.testsupport;
+
+import io.heteroflow.agent.AgentVerticle;
+import io.heteroflow.agent.executor.ProcessExecutor;
+import io.heteroflow.agent.simulated.SimulatedNode;
+import io.heteroflow.controlplane.ControlPlane;
+import io.heteroflow.controlplane.store.Database;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A real control plane (and optionally simulated agents running real processes) in the test JVM, on a
+ * fresh PostgreSQL database, with a small blocking HTTP client for the tests.
+ */
+public final class ControlPlaneHarness implements AutoCloseable {
+  public static final String ADMIN = "test-admin-token";
+  public final Vertx vertx;
+  public final ControlPlane.Running running;
+  public final Database database;
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  private ControlPlaneHarness(Vertx vertx, ControlPlane.Running running, Database database) {
+    this.vertx = vertx;
+    this.running = running;
+    this.database = database;
+  }
+
+  public static ControlPlaneHarness start() throws Exception {
+    Database database = TestPostgres.freshDatabase();
+    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
+    Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
+    ControlPlane.Options options = new ControlPlane.Options("127.0.0.1", 0, ADMIN, 15, 8);
+    ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, options, registry));
+    return new ControlPlaneHarness(vertx, running, database);
+  }
+
+  public ControlPlaneHarness withAgents(List<SimulatedNode> nodes) throws Exception {
+    Path logs = Files.createTempDirectory("heteroflow-test-logs-");
+    for (SimulatedNode node : nodes) {
+      await(vertx.deployVerticle(new AgentVerticle(node,
+          new ProcessExecutor(vertx, logs.resolve(node.id()), 4, Duration.ofSeconds(2)), 300)));
+    }
+    return this;
+  }
+
+  public Pool pool() {
+    return running.services().pool();
+  }
+
+  /** A plain HTTP exchange; {@code token} may be null (no Authorization header). */
+  public HttpResponse<String> call(String method, String path, String token, String body) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + running.httpPort() + path))
+        .timeout(Duration.ofSeconds(20))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  public JsonObject json(String method, String path, String token, String body, int expectedStatus) throws Exception {
+    HttpResponse<String> response = call(method, path, token, body);
+    if (response.statusCode() != expectedStatus) {
+      throw new AssertionError(method + " " + path + ": expected " + expectedStatus + " but got "
+          + response.statusCode() + " " + response.body());
+    }
+    return new JsonObject(response.body());
+  }
+
+  public static <T> T await(Future<T> future) throws Exception {
+    return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  }
+
+  /** Polls until the condition holds or the timeout passes (no fixed sleeps in tests). */
+  public static void eventually(Duration timeout, String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (condition.getAsBoolean()) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("timed out after " + timeout.toSeconds() + " s waiting for " + what);
+  }
+
+  @Override
+  public void close() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,73 @@
+package io.heteroflow.testsupport;
+
+import static io.heteroflow.testsupport.ControlPlaneHarness.await;
+
+import io.heteroflow.controlplane.scheduler.framework.LoadThresholds;
+import io.heteroflow.controlplane.store.BindStore;
+import io.heteroflow.controlplane.store.Database;
+import io.heteroflow.controlplane.store.NodeStore;
+import io.heteroflow.controlplane.store.TaskRecord;
+import io.heteroflow.controlplane.store.TaskSpec;
+import io.heteroflow.controlplane.store.TaskStore;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/** The stores on a fresh PostgreSQL database, without verticles: for store-level and race tests. */
+public final class StoreFixture implements AutoCloseable {
+  public final Vertx vertx = Vertx.vertx();
+  public final Pool pool;
+  public final TaskStore tasks;
+  public final NodeStore nodes;
+  public final BindStore binds;
+
+  public StoreFixture(int poolSize) throws Exception {
+    Database database = TestPostgres.freshDatabase();
+    pool = await(database.migrateAndOpen(vertx, poolSize));
+    tasks = new TaskStore(pool);
+    nodes = new NodeStore(pool);
+    binds = new BindStore(pool, LoadThresholds.DEFAULTS);
+  }
+
+  public void node(String id, int cards) throws Exception {
+    JsonArray cardReports = new JsonArray();
+    for (int i = 0; i < cards; i++) {
+      cardReports.add(new JsonObject().put("index", i).put("model", "A100").put("memory_total_mb", 81920)
+          .put("memory_used_mb", 0).put("utilization_percent", 0).put("temperature_c", 40));
+    }
+    await(nodes.applyHeartbeat(new JsonObject().put("node_id", id).put("boot_id", "b1").put("seq", 1)
+        .put("gpu_vendor", "nvidia").put("cpu_cores", 64).put("cpu_percent", 5.0).put("memory_total_gb", 512.0)
+        .put("memory_used_mb", 1024).put("cards", cardReports)));
+  }
+
+  public TaskRecord task(int gpus) throws Exception {
+    TaskSpec spec = new TaskSpec("t", "job", null, List.of("true"), Map.of(), 50, false, gpus, 0, null, List.of(),
+        0, 0, 60, Map.of(), null, Map.of());
+    return await(tasks.create("default", spec, null, "x")).task();
+  }
+
+  public TaskRecord reload(UUID id) throws Exception {
+    return await(tasks.get(id)).orElseThrow();
+  }
+
+  public RowSet<Row> query(String sql, Object... params) throws Exception {
+    return await(pool.preparedQuery(sql).execute(Tuple.from(params)));
+  }
+
+  public long count(String sql, Object... params) throws Exception {
+    return query(sql, params).iterator().next().getLong(0);
+  }
+
+  @Override
+  public void close() throws Exception {
+    await(pool.close());
+    await(vertx.close());
+  }
+}
