@@ -1,0 +1,150 @@
+package io.heteroflow.controlplane.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.heteroflow.testsupport.ControlPlaneHarness;
+import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Strict decoding (SPEC §10): each bad input is a 4xx naming the field, and nothing is written. */
+class ApiDecodingTest {
+  private static ControlPlaneHarness cp;
+  private static final String OK = "\"name\":\"t\",\"command\":[\"true\"]";
+
+  @BeforeAll
+  static void start() throws Exception {
+    cp = ControlPlaneHarness.start();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    cp.close();
+  }
+
+  static Stream<Arguments> badTasks() {
+    return Stream.of(
+        bad("unknown field", "{" + OK + ",\"require_nvlink\":true}", "require_nvlink"),
+        bad("unknown policy field", "{" + OK + ",\"topology_constraints\":{}}", "topology_constraints"),
+        bad("unknown field, null value", "{" + OK + ",\"colour\":null}", "colour"),
+        bad("name missing", "{\"command\":[\"true\"]}", "name"),
+        bad("name not a string", "{\"name\":5,\"command\":[\"true\"]}", "name"),
+        bad("name empty", "{\"name\":\"\",\"command\":[\"true\"]}", "name"),
+        bad("name too long", "{\"name\":\"" + "a".repeat(200) + "\",\"command\":[\"true\"]}", "name"),
+        bad("name with spaces", "{\"name\":\"a b\",\"command\":[\"true\"]}", "name"),
+        bad("type unknown", "{" + OK + ",\"type\":\"batch\"}", "type"),
+        bad("type not a string", "{" + OK + ",\"type\":1}", "type"),
+        bad("command a string", "{\"name\":\"t\",\"command\":\"echo hi\"}", "command"),
+        bad("command item a number", "{\"name\":\"t\",\"command\":[\"echo\",1]}", "command[1]"),
+        bad("command missing without image", "{\"name\":\"t\"}", "command"),
+        bad("command empty without image", "{\"name\":\"t\",\"command\":[]}", "command"),
+        bad("env an array", "{" + OK + ",\"env\":[\"A=1\"]}", "env"),
+        bad("env value a number", "{" + OK + ",\"env\":{\"X\":1}}", "env.X"),
+        bad("env key invalid", "{" + OK + ",\"env\":{\"1BAD\":\"x\"}}", "env.1BAD"),
+        bad("env sets the visibility variable", "{" + OK + ",\"env\":{\"CUDA_VISIBLE_DEVICES\":\"0\"}}",
+            "env.CUDA_VISIBLE_DEVICES"),
+        bad("env sets a HeteroFlow variable", "{" + OK + ",\"env\":{\"HETEROFLOW_TASK_ID\":\"x\"}}",
+            "env.HETEROFLOW_TASK_ID"),
+        bad("priority above 100", "{" + OK + ",\"priority\":101}", "priority"),
+        bad("priority negative", "{" + OK + ",\"priority\":-1}", "priority"),
+        bad("priority a string", "{" + OK + ",\"priority\":\"high\"}", "priority"),
+        bad("priority fractional", "{" + OK + ",\"priority\":50.5}", "priority"),
+        bad("preemptible a string", "{" + OK + ",\"preemptible\":\"yes\"}", "preemptible"),
+        bad("training cannot be preemptible", "{" + OK + ",\"type\":\"training\",\"preemptible\":true}", "preemptible"),
+        bad("gpu_required negative", "{" + OK + ",\"gpu_required\":-1}", "gpu_required"),
+        bad("gpu_required a string", "{" + OK + ",\"gpu_required\":\"2\"}", "gpu_required"),
+        bad("gpu_required fractional", "{" + OK + ",\"gpu_required\":1.5}", "gpu_required"),
+        bad("gpu_required absurd", "{" + OK + ",\"gpu_required\":100000}", "gpu_required"),
+        bad("gpu_memory_mb negative", "{" + OK + ",\"gpu_required\":1,\"gpu_memory_mb\":-5}", "gpu_memory_mb"),
+        bad("fractional shard not yet offered", "{" + OK + ",\"gpu_memory_mb\":4096}", "gpu_memory_mb"),
+        bad("gpu_type unknown vendor", "{" + OK + ",\"gpu_type\":\"amd\"}", "gpu_type"),
+        bad("gpu_type a number", "{" + OK + ",\"gpu_type\":5}", "gpu_type"),
+        bad("gpu_model a string", "{" + OK + ",\"gpu_model\":\"V100\"}", "gpu_model"),
+        bad("gpu_model item a number", "{" + OK + ",\"gpu_model\":[1]}", "gpu_model[0]"),
+        bad("cpu_cores negative", "{" + OK + ",\"cpu_cores\":-1}", "cpu_cores"),
+        bad("cpu_cores a string", "{" + OK + ",\"cpu_cores\":\"4\"}", "cpu_cores"),
+        bad("memory_mb negative", "{" + OK + ",\"memory_mb\":-1}", "memory_mb"),
+        bad("timeout_seconds zero", "{" + OK + ",\"timeout_seconds\":0}", "timeout_seconds"),
+        bad("timeout_seconds a string", "{" + OK + ",\"timeout_seconds\":\"1h\"}", "timeout_seconds"),
+        bad("node_selector an array", "{" + OK + ",\"node_selector\":[\"pool\"]}", "node_selector"),
+        bad("node_selector value a number", "{" + OK + ",\"node_selector\":{\"pool\":1}}", "node_selector.pool"),
+        bad("labels a string", "{" + OK + ",\"labels\":\"nvlink\"}", "labels"),
+        bad("group_id a number", "{" + OK + ",\"group_id\":7}", "group_id"),
+        bad("image a number", "{" + OK + ",\"image\":7}", "image"),
+        bad("malformed JSON", "{\"name\":", null),
+        bad("a JSON array", "[]", null),
+        bad("JSON null", "null", null),
+        bad("a bare string", "\"task\"", null),
+        bad("empty body", "", null));
+  }
+
+  private static Arguments bad(String what, String body, String field) {
+    return Arguments.of(what, body, field);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badTasks")
+  void refusesBadTaskNamingTheField(String what, String body, String field) throws Exception {
+    HttpResponse<String> response = cp.call("POST", "/api/v1/tasks", ControlPlaneHarness.ADMIN, body);
+    assertEquals(400, response.statusCode(), what + ": " + response.body());
+    JsonObject error = new JsonObject(response.body());
+    assertEquals(field, error.getString("field"), what + ": " + response.body());
+    if (field != null) {
+      assertTrue(error.getString("message").contains(field), what + ": message names the field");
+    }
+    assertEquals(0, tasksWritten(), "nothing written for " + what);
+  }
+
+  @Test
+  void oversizedBodyIs413() throws Exception {
+    String body = "{" + OK + ",\"env\":{\"BIG\":\"" + "x".repeat(70 * 1024) + "\"}}";
+    HttpResponse<String> response = cp.call("POST", "/api/v1/tasks", ControlPlaneHarness.ADMIN, body);
+    assertEquals(413, response.statusCode());
+    assertEquals("body_too_large", new JsonObject(response.body()).getString("code"));
+    assertEquals(0, tasksWritten());
+  }
+
+  @Test
+  void otherEndpointsDecodeStrictlyToo() throws Exception {
+    String admin = ControlPlaneHarness.ADMIN;
+    assertField(cp.call("POST", "/api/v1/tenants", admin, "{\"name\":\"Bad Name\"}"), 400, "name");
+    assertField(cp.call("POST", "/api/v1/tenants", admin, "{\"name\":\"ok\",\"quota\":3}"), 400, "quota");
+    assertField(cp.call("POST", "/api/v1/share-groups", admin, "{\"name\":\"g\",\"tenants\":[\"nobody\"]}"), 400,
+        "tenants");
+    assertField(cp.call("POST", "/api/v1/share-groups", admin, "{\"name\":\"g\"}"), 400, "tenants");
+    assertField(cp.call("PUT", "/api/v1/nodes/n1/location", admin, "{\"building\":\"b1\"}"), 400, "building");
+    assertField(cp.call("PUT", "/api/v1/nodes/n1/labels", admin, "{\"labels\":{\"a\":1}}"), 400, "labels.a");
+    assertField(cp.call("GET", "/api/v1/tasks?status=sleeping", admin, null), 400, "status");
+    assertField(cp.call("GET", "/api/v1/tasks?limit=0", admin, null), 400, "limit");
+    assertEquals(0, tasksWritten());
+    assertEquals(1, count("SELECT count(*) FROM tenants"), "only the built-in tenant");
+  }
+
+  @Test
+  void missingOrUnknownTokenIs401() throws Exception {
+    assertEquals(401, cp.call("GET", "/api/v1/tasks", null, null).statusCode());
+    assertEquals(401, cp.call("GET", "/api/v1/tasks", "not-a-token", null).statusCode());
+    assertEquals(401, cp.call("POST", "/api/v1/tasks", null, "{" + OK + "}").statusCode());
+    assertEquals(0, tasksWritten());
+  }
+
+  private static void assertField(HttpResponse<String> response, int status, String field) {
+    assertEquals(status, response.statusCode(), response.body());
+    assertEquals(field, new JsonObject(response.body()).getString("field"), response.body());
+  }
+
+  private static long tasksWritten() throws Exception {
+    return count("SELECT count(*) FROM tasks");
+  }
+
+  private static long count(String sql) throws Exception {
+    return ControlPlaneHarness.await(cp.pool().query(sql).execute()).iterator().next().getLong(0);
+  }
+}
