@@ -19,11 +19,12 @@ import java.util.Set;
 
 /**
  * Joins the clustered event bus (Hazelcast): conf/cluster.xml (loopback out of the box) with the host and
- * member list from {@code --cluster-host} / {@code --cluster-members} or HETEROFLOW_CLUSTER_HOST / _MEMBERS.
+ * member list from {@code --cluster-host} / {@code --cluster-members} (or HETEROFLOW_CLUSTER_HOST / _MEMBERS),
+ * and an optional {@code --cluster-name} so several clusters can share one network.
  * Agents join as lite members: they hold no cluster data.
  */
 final class Cluster {
-  static final Set<String> FLAGS = Set.of("--cluster-host", "--cluster-members", "--cluster-config");
+  static final Set<String> FLAGS = Set.of("--cluster-host", "--cluster-members", "--cluster-config", "--cluster-name");
 
   private Cluster() {}
 
@@ -33,6 +34,7 @@ final class Cluster {
         .map(String::trim).filter(member -> !member.isEmpty()).toList();
     Config config = load(args.get("--cluster-config", "HETEROFLOW_CLUSTER_CONFIG", null));
     config.setLiteMember(liteMember);
+    config.setClusterName(args.get("--cluster-name", "HETEROFLOW_CLUSTER_NAME", config.getClusterName()));
     NetworkConfig network = config.getNetworkConfig();
     network.getInterfaces().setEnabled(true).setInterfaces(List.of(host));
     network.getJoin().getTcpIpConfig().setEnabled(true).setMembers(members);

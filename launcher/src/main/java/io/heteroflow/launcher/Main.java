@@ -65,9 +65,9 @@ public final class Main {
                   [--http-port 8080] [--fleet conf/fleet-dev.yaml] [--data-dir DIR]
           server  control plane on the clustered event bus against an external PostgreSQL
                   --pg-url postgresql://user:pass@host:5432/db (or HETEROFLOW_PG_URL) [--http-port 8080]
-                  [--cluster-host IP] [--cluster-members IP,IP] [--cluster-config FILE]
+                  [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME] [--cluster-config FILE]
           agent   one node agent (lite cluster member)
-                  --simulate NODE_FILE [--cluster-host IP] [--cluster-members IP,IP]
+                  --simulate NODE_FILE [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME]
         The admin token is HETEROFLOW_ADMIN_TOKEN when set, else a random one printed at start-up.""");
   }
 

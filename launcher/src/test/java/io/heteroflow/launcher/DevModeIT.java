@@ -1,22 +1,19 @@
 package io.heteroflow.launcher;
 
+import static io.heteroflow.launcher.JarProcess.get;
+import static io.heteroflow.launcher.JarProcess.json;
+import static io.heteroflow.launcher.JarProcess.post;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vertx.core.json.JsonObject;
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -27,16 +24,13 @@ import org.junit.jupiter.api.Test;
  * lists the fleet, runs the hello task, refuses an unknown field, and on SIGTERM leaves no PostgreSQL behind.
  */
 class DevModeIT {
-  private static final String TOKEN = "dev-mode-it-token";
-  private final HttpClient http = HttpClient.newHttpClient();
-  private Process dev;
+  private JarProcess dev;
   private Path root;
 
   @AfterEach
   void killLeftovers() {
-    if (dev != null && dev.isAlive()) {
-      dev.descendants().forEach(ProcessHandle::destroyForcibly);
-      dev.destroyForcibly();
+    if (dev != null) {
+      dev.close();
     }
     if (root != null) {
       postgresOf(root).forEach(ProcessHandle::destroyForcibly);
@@ -52,35 +46,26 @@ class DevModeIT {
 
   @Test
   void devModeEndToEnd() throws Exception {
-    int port;
-    try (ServerSocket socket = new ServerSocket(0)) {
-      port = socket.getLocalPort();
-    }
-    Path output = Files.createTempFile("heteroflow-dev-it-", ".log");
-    String java = ProcessHandle.current().info().command().orElse("java");
-    ProcessBuilder builder = new ProcessBuilder(java, "-jar", Path.of("target", "heteroflow.jar").toString(), "dev",
-        "--http-port", String.valueOf(port)).redirectErrorStream(true).redirectOutput(output.toFile());
-    builder.environment().put("HETEROFLOW_ADMIN_TOKEN", TOKEN);
-    dev = builder.start();
-
-    eventually(Duration.ofSeconds(90), "dev to print its banner", () -> read(output).contains("Press Ctrl-C"));
-    String banner = read(output);
+    int port = JarProcess.freePort();
+    dev = JarProcess.start(Map.of(), "dev", "--http-port", String.valueOf(port));
+    dev.eventually(Duration.ofSeconds(90), "dev to print its banner", () -> dev.output().contains("Press Ctrl-C"));
+    String banner = dev.output();
     assertTrue(banner.contains("http://localhost:" + port + "/"), banner);
-    assertTrue(banner.contains("Admin token: " + TOKEN), banner);
+    assertTrue(banner.contains("Admin token: " + JarProcess.TOKEN), banner);
     Matcher dataDir = Pattern.compile("data in (\\S+?),").matcher(banner);
     assertTrue(dataDir.find(), banner);
     root = Path.of(dataDir.group(1));
     assertTrue(Files.isDirectory(root));
 
     String base = "http://localhost:" + port;
-    eventually(Duration.ofSeconds(60), "the fleet to be listed",
+    dev.eventually(Duration.ofSeconds(60), "the fleet to be listed",
         () -> json(get(base + "/api/v1/nodes")).getInteger("count", 0) >= 8);
 
     HttpResponse<String> created = post(base + "/api/v1/tasks", "{\"name\":\"hello\",\"command\":[\"sh\",\"-c\","
         + "\"echo hello; echo $CUDA_VISIBLE_DEVICES\"],\"gpu_required\":1,\"gpu_type\":\"nvidia\"}");
     assertEquals(201, created.statusCode(), created.body());
     String id = json(created).getString("id");
-    eventually(Duration.ofSeconds(30), "hello to succeed",
+    dev.eventually(Duration.ofSeconds(30), "hello to succeed",
         () -> "succeeded".equals(json(get(base + "/api/v1/tasks/" + id)).getString("status")));
     List<String> logLines = get(base + "/api/v1/tasks/" + id + "/logs").body().lines().toList();
     assertEquals("hello", logLines.get(0));
@@ -93,63 +78,13 @@ class DevModeIT {
 
     List<ProcessHandle> postgres = postgresOf(root);
     assertFalse(postgres.isEmpty(), "dev runs an embedded PostgreSQL in " + root);
-    dev.destroy();
-    assertTrue(dev.waitFor(60, TimeUnit.SECONDS), "dev stops on SIGTERM");
+    dev.process.destroy();
+    assertTrue(dev.process.waitFor(60, TimeUnit.SECONDS), "dev stops on SIGTERM");
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (postgres.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
       Thread.sleep(100);
     }
     assertTrue(postgres.stream().noneMatch(ProcessHandle::isAlive), "no PostgreSQL left behind");
     assertFalse(Files.exists(root), "the temporary data directory is removed");
-  }
-
-  private HttpResponse<String> get(String url) {
-    return send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN).GET().build());
-  }
-
-  private HttpResponse<String> post(String url, String body) {
-    return send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN)
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
-  }
-
-  private HttpResponse<String> send(HttpRequest request) {
-    try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static JsonObject json(HttpResponse<String> response) {
-    return response.body().startsWith("{") ? new JsonObject(response.body()) : new JsonObject();
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.readString(file);
-    } catch (IOException e) {
-      return "";
-    }
-  }
-
-  private void eventually(Duration timeout, String what, BooleanSupplier condition) throws Exception {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (!dev.isAlive()) {
-        throw new AssertionError("dev exited (" + dev.exitValue() + ") while waiting for " + what);
-      }
-      try {
-        if (condition.getAsBoolean()) {
-          return;
-        }
-      } catch (IllegalStateException notYet) {
-        // connection refused while starting: keep polling
-      }
-      Thread.sleep(200);
-    }
-    throw new AssertionError("timed out waiting for " + what);
   }
 }

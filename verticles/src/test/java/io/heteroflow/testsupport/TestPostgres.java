@@ -78,6 +78,9 @@ public final class TestPostgres {
   }
 
   private static boolean dockerAnswers() {
+    if (System.getenv("DOCKER_HOST") == null && !java.nio.file.Files.exists(java.nio.file.Path.of("/var/run/docker.sock"))) {
+      return false;
+    }
     try {
       return DockerClientFactory.instance().isDockerAvailable();
     } catch (Throwable e) {

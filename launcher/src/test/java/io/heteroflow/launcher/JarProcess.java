@@ -1,0 +1,105 @@
+package io.heteroflow.launcher;
+
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/** {@code java -jar target/heteroflow.jar …} as a real child process, with its output in a file, for the ITs. */
+final class JarProcess implements AutoCloseable {
+  static final String TOKEN = "jar-process-it-token";
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+  final Process process;
+  final Path output;
+
+  private JarProcess(Process process, Path output) {
+    this.process = process;
+    this.output = output;
+  }
+
+  static JarProcess start(Map<String, String> env, String... args) throws IOException {
+    Path output = Files.createTempFile("heteroflow-it-", ".log");
+    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+        "-jar", Path.of("target", "heteroflow.jar").toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+    builder.environment().put("HETEROFLOW_ADMIN_TOKEN", TOKEN);
+    builder.environment().putAll(env);
+    return new JarProcess(builder.start(), output);
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+
+  String output() {
+    try {
+      return Files.readString(output);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  void eventually(Duration timeout, String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!process.isAlive()) {
+        throw new AssertionError("the process exited (" + process.exitValue() + ") while waiting for " + what
+            + "; its output:\n" + output());
+      }
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (IllegalStateException notYet) {
+        // connection refused while starting: keep polling
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("timed out waiting for " + what + "; output:\n" + output());
+  }
+
+  static HttpResponse<String> get(String url) {
+    return send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN).GET().build());
+  }
+
+  static HttpResponse<String> post(String url, String body) {
+    return send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN)
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build());
+  }
+
+  static JsonObject json(HttpResponse<String> response) {
+    return response.body().startsWith("{") ? new JsonObject(response.body()) : new JsonObject();
+  }
+
+  private static HttpResponse<String> send(HttpRequest request) {
+    try {
+      return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+  }
+}
