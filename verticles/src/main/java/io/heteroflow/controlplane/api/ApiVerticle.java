@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.store.Database;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
@@ -44,7 +45,7 @@ public final class ApiVerticle extends VerticleBase {
   public Router router() {
     Router router = Router.router(vertx);
     String openapi = readResource(OPENAPI_RESOURCE);
-    router.get("/health").handler(Http.handle(ctx -> services.pool().query("SELECT 1").execute()
+    router.get("/health").handler(Http.handle(ctx -> Database.ping(services.pool())
         .map(ok -> Http.Reply.ok(new JsonObject().put("status", "UP").put("database", "UP")))));
     router.get("/metrics").handler(ctx -> ctx.response()
         .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")

@@ -52,6 +52,11 @@ public record Database(PgConnectOptions options) {
     }).map(ignored -> open(vertx, poolSize));
   }
 
+  /** A round trip to PostgreSQL (for /health). */
+  public static Future<Void> ping(Pool pool) {
+    return pool.query(Sql.HEALTH).execute().mapEmpty();
+  }
+
   public Pool open(Vertx vertx, int poolSize) {
     PgConnectOptions connect = new PgConnectOptions(options).setPipeliningLimit(16).setCachePreparedStatements(true);
     return PgBuilder.pool()
