@@ -5,6 +5,7 @@ import io.heteroflow.agent.executor.RunSpec;
 import io.heteroflow.agent.executor.TaskExecutor;
 import io.heteroflow.agent.simulated.SimulatedNode;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.ShardQos;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -80,7 +81,8 @@ public final class AgentVerticle extends VerticleBase {
         .put("internal_ips", new JsonArray(node.internalIps()))
         .put("labels", new JsonObject(Map.copyOf(node.labels())))
         .put("topology", node.topologyLabel())
-        .put("location", new JsonObject(Map.copyOf(node.location())));
+        .put("location", new JsonObject(Map.copyOf(node.location())))
+        .put("dedicated_tenant", node.dedicatedTenant());
     vertx.eventBus().<JsonObject>request(BusAddresses.NODE_HEARTBEAT, beat,
             new DeliveryOptions().setSendTimeout(REQUEST_TIMEOUT_MS))
         .onSuccess(reply -> {
@@ -119,7 +121,19 @@ public final class AgentVerticle extends VerticleBase {
     for (Object index : task.getJsonArray("gpu_indices", new JsonArray())) {
       cards.append(cards.length() == 0 ? "" : ",").append(index);
     }
+    JsonObject shard = task.getJsonObject("shard");
+    if (shard != null) {
+      // a shard sees only its card, with its memory and compute limits
+      cards.append(shard.getInteger("card_index"));
+      env.putAll(ShardQos.environment(shard.getString("qos"), shard.getLong("memory_mb"),
+          shard.getInteger("compute_percent")));
+    }
     env.put(node.vendor().visibilityVariable(), cards.toString());
+    Integer hostPort = task.getInteger("host_port");
+    if (hostPort != null) {
+      env.put("HETEROFLOW_HOST_PORT", String.valueOf(hostPort));
+      env.put("PORT", String.valueOf(hostPort));
+    }
     env.put("HETEROFLOW_TASK_ID", task.getString("task_id"));
     env.put("HETEROFLOW_NODE_ID", node.id());
     env.put("MASTER_ADDR", node.internalIps().get(0));

@@ -5,6 +5,7 @@ import io.heteroflow.agent.executor.ProcessExecutor;
 import io.heteroflow.agent.simulated.FleetFile;
 import io.heteroflow.agent.simulated.SimulatedNode;
 import io.heteroflow.controlplane.ControlPlane;
+import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -62,9 +63,10 @@ public final class Main {
     System.out.println("""
         usage: java -jar heteroflow.jar <command> [options]
           dev     everything in one process: embedded PostgreSQL, control plane, simulated GPU agents
-                  [--http-port 8080] [--fleet conf/fleet-dev.yaml] [--data-dir DIR]
+                  [--http-port 8080] [--fleet conf/fleet-dev.yaml] [--data-dir DIR] [--config conf/config.yaml]
           server  control plane on the clustered event bus against an external PostgreSQL
                   --pg-url postgresql://user:pass@host:5432/db (or HETEROFLOW_PG_URL) [--http-port 8080]
+                  [--config conf/config.yaml]
                   [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME] [--cluster-config FILE]
           agent   one node agent (lite cluster member)
                   --simulate NODE_FILE [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME]
@@ -72,7 +74,8 @@ public final class Main {
   }
 
   private static void dev(List<String> argv) throws Exception {
-    Args args = new Args(argv, Set.of("--http-port", "--fleet", "--data-dir"));
+    Args args = new Args(argv, Set.of("--http-port", "--fleet", "--data-dir", "--config"));
+    SchedulerConfig config = schedulerConfig(args);
     int port = args.port("--http-port", 8080);
     String fleetName = args.get("--fleet", null, "conf/fleet-dev.yaml");
     List<SimulatedNode> fleet = FleetFile.read(fleetFile(fleetName));
@@ -84,7 +87,7 @@ public final class Main {
     Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
     ControlPlane.Running running = await(ControlPlane.deploy(vertx, postgres.database(),
-        ControlPlane.Options.defaults(port, token), registry));
+        ControlPlane.Options.defaults(port, token, config), registry));
     Path logs = postgres.taskLogs();
     await(deployAgents(vertx, fleet, logs));
 
@@ -101,8 +104,9 @@ public final class Main {
 
   private static void server(List<String> argv) throws Exception {
     Set<String> flags = new HashSet<>(Cluster.FLAGS);
-    flags.addAll(Set.of("--pg-url", "--http-port"));
+    flags.addAll(Set.of("--pg-url", "--http-port", "--config"));
     Args args = new Args(argv, flags);
+    SchedulerConfig config = schedulerConfig(args);
     Database database = Database.fromUrl(args.get("--pg-url", "HETEROFLOW_PG_URL", null));
     int port = args.port("--http-port", 8080);
     String token = adminToken();
@@ -110,7 +114,7 @@ public final class Main {
     Vertx vertx = Cluster.join(args, false, registry);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
     ControlPlane.Running running = await(ControlPlane.deploy(vertx, database,
-        ControlPlane.Options.defaults(port, token), registry));
+        ControlPlane.Options.defaults(port, token, config), registry));
     System.out.println("HeteroFlow control plane is up on http://localhost:" + running.httpPort() + "/");
     System.out.println("  Admin token: " + token);
     new CountDownLatch(1).await();
@@ -141,6 +145,16 @@ public final class Main {
       deployments.add(vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS)));
     }
     return Future.all(deployments);
+  }
+
+  /** {@code --config FILE}, else conf/config.yaml in the working directory, else the defaults in the jar. */
+  private static SchedulerConfig schedulerConfig(Args args) throws IOException {
+    String file = args.get("--config", "HETEROFLOW_CONFIG", null);
+    if (file != null) {
+      return SchedulerConfig.load(Path.of(file));
+    }
+    Path local = Path.of(SchedulerConfig.RESOURCE);
+    return Files.isRegularFile(local) ? SchedulerConfig.load(local) : SchedulerConfig.defaults();
   }
 
   /** The fleet file as given, else the copy inside the jar (so dev runs from any directory). */

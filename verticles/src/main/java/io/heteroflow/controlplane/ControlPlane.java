@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane;
 
 import io.heteroflow.controlplane.api.ApiVerticle;
+import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
 import io.heteroflow.controlplane.scheduler.SchedulerLoopVerticle;
 import io.heteroflow.controlplane.store.Database;
@@ -25,9 +26,12 @@ public final class ControlPlane {
   private ControlPlane() {}
 
   /** How to run it. */
-  public record Options(String httpHost, int httpPort, String adminToken, int offlineGraceSeconds, int poolSize) {
-    public static Options defaults(int httpPort, String adminToken) {
-      return new Options("0.0.0.0", httpPort, adminToken, 15, 16);
+  public record Options(String httpHost, int httpPort, String adminToken, SchedulerConfig config,
+                        int offlineGraceSeconds, long ledgerCheckMs, int poolSize) {
+    public static final long LEDGER_CHECK_MS = 30_000;
+
+    public static Options defaults(int httpPort, String adminToken, SchedulerConfig config) {
+      return new Options("0.0.0.0", httpPort, adminToken, config, 15, LEDGER_CHECK_MS, 16);
     }
   }
 
@@ -57,11 +61,12 @@ public final class ControlPlane {
   public static Future<Running> deploy(Vertx vertx, Database database, Options options,
                                        PrometheusMeterRegistry registry) {
     return database.migrateAndOpen(vertx, options.poolSize()).compose(pool -> {
-      Services services = Services.create(pool, registry, options.adminToken());
+      Services services = Services.create(pool, options.config(), registry, options.adminToken());
       ApiVerticle api = new ApiVerticle(services, options.httpHost(), options.httpPort());
       return services.plugins().seedDefaults(services.registry())
           .compose(v -> Future.all(
-              vertx.deployVerticle(new NodeRegistryVerticle(services, options.offlineGraceSeconds())),
+              vertx.deployVerticle(new NodeRegistryVerticle(services, options.offlineGraceSeconds(),
+                  options.ledgerCheckMs())),
               vertx.deployVerticle(new SchedulerLoopVerticle(services, Clock.systemUTC())),
               vertx.deployVerticle(api)))
           .map(all -> new Running(services, api));

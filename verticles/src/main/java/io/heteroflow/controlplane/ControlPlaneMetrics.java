@@ -13,6 +13,7 @@ public final class ControlPlaneMetrics {
   private final Counter binds;
   private final Counter bindConflicts;
   private final Counter tasksCreated;
+  private final Counter ledgerDiscrepancies;
 
   public ControlPlaneMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -24,6 +25,9 @@ public final class ControlPlaneMetrics {
     this.bindConflicts = Counter.builder("heteroflow_bind_conflicts")
         .description("binds rolled back because another binder won a task or a card").register(registry);
     this.tasksCreated = Counter.builder("heteroflow_tasks_created").description("tasks accepted").register(registry);
+    this.ledgerDiscrepancies = Counter.builder("heteroflow_ledger_discrepancies")
+        .description("nodes whose real-time GPU ledger disagreed with the heartbeat ledger (corrected)")
+        .register(registry);
   }
 
   public void attempt(String result, String reason) {
@@ -42,6 +46,10 @@ public final class ControlPlaneMetrics {
 
   public void bindConflict() {
     bindConflicts.increment();
+  }
+
+  public void ledgerDiscrepancy() {
+    ledgerDiscrepancies.increment();
   }
 
   public void taskCreated() {

@@ -1,6 +1,6 @@
 package io.heteroflow.controlplane;
 
-import io.heteroflow.controlplane.scheduler.framework.LoadThresholds;
+import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
 import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
@@ -13,13 +13,14 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.sqlclient.Pool;
 
 /** What the control-plane verticles share in one process: the pool, the stores, the scheduler core, metrics. */
-public record Services(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore tenants, PluginConfigStore plugins,
-                       BindStore binds, PluginRegistry registry, SchedulingPipeline pipeline,
+public record Services(Pool pool, SchedulerConfig config, TaskStore tasks, NodeStore nodes, TenantStore tenants,
+                       PluginConfigStore plugins, BindStore binds, PluginRegistry registry, SchedulingPipeline pipeline,
                        ControlPlaneMetrics metrics, PrometheusMeterRegistry meterRegistry, String adminToken) {
 
-  public static Services create(Pool pool, PrometheusMeterRegistry meterRegistry, String adminToken) {
-    return new Services(pool, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
-        new PluginConfigStore(pool), new BindStore(pool, LoadThresholds.DEFAULTS), BuiltInPlugins.registry(),
-        BuiltInPlugins.pipeline(), new ControlPlaneMetrics(meterRegistry), meterRegistry, adminToken);
+  public static Services create(Pool pool, SchedulerConfig config, PrometheusMeterRegistry meterRegistry,
+                                String adminToken) {
+    return new Services(pool, config, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
+        new PluginConfigStore(pool), new BindStore(pool, config), BuiltInPlugins.registry(config),
+        BuiltInPlugins.pipeline(config), new ControlPlaneMetrics(meterRegistry), meterRegistry, adminToken);
   }
 }

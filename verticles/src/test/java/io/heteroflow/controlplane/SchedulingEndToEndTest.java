@@ -4,13 +4,11 @@ import static io.heteroflow.testsupport.ControlPlaneHarness.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.heteroflow.agent.simulated.SimulatedNode;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.testsupport.ControlPlaneHarness;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -29,14 +27,9 @@ class SchedulingEndToEndTest {
   @BeforeAll
   static void start() throws Exception {
     cp = ControlPlaneHarness.start().withAgents(List.of(
-        node("nv-1", GpuVendor.NVIDIA, 2), node("asc-1", GpuVendor.ASCEND, 4)));
+        ControlPlaneHarness.node("nv-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("asc-1", GpuVendor.ASCEND, 4)));
     eventually(WAIT, "both agents registered",
         () -> get("/api/v1/nodes").getInteger("count") == 2);
-  }
-
-  private static SimulatedNode node(String id, GpuVendor vendor, int cards) {
-    return new SimulatedNode(id, vendor, vendor.id() + "-card", cards, 32768, 16, 128, 5, 4096,
-        List.of(), List.of(), Map.of(), Map.of(), List.of("127.0.0.1"));
   }
 
   @AfterAll

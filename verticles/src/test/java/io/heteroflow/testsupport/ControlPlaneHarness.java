@@ -4,6 +4,7 @@ import io.heteroflow.agent.AgentVerticle;
 import io.heteroflow.agent.executor.ProcessExecutor;
 import io.heteroflow.agent.simulated.SimulatedNode;
 import io.heteroflow.controlplane.ControlPlane;
+import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -18,7 +19,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.heteroflow.protocol.GpuVendor;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -40,10 +43,16 @@ public final class ControlPlaneHarness implements AutoCloseable {
   }
 
   public static ControlPlaneHarness start() throws Exception {
+    return start(ControlPlane.Options.LEDGER_CHECK_MS);
+  }
+
+  /** A control plane whose heartbeat ledger check runs every {@code ledgerCheckMs}. */
+  public static ControlPlaneHarness start(long ledgerCheckMs) throws Exception {
     Database database = TestPostgres.freshDatabase();
     PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
     Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-    ControlPlane.Options options = new ControlPlane.Options("127.0.0.1", 0, ADMIN, 15, 8);
+    ControlPlane.Options options = new ControlPlane.Options("127.0.0.1", 0, ADMIN, SchedulerConfig.defaults(), 15,
+        ledgerCheckMs, 8);
     ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, options, registry));
     return new ControlPlaneHarness(vertx, running, database);
   }
@@ -55,6 +64,12 @@ public final class ControlPlaneHarness implements AutoCloseable {
           new ProcessExecutor(vertx, logs.resolve(node.id()), 4, Duration.ofSeconds(2)), 300)));
     }
     return this;
+  }
+
+  /** A simulated node with {@code cards} cards of 32 GiB (labels, topology and dedication optional). */
+  public static SimulatedNode node(String id, GpuVendor vendor, int cards) {
+    return new SimulatedNode(id, vendor, vendor.id() + "-card", cards, 32768, 16, 128, 5, 4096,
+        List.of(), List.of(), Map.of(), Map.of(), List.of("127.0.0.1"), null);
   }
 
   public Pool pool() {

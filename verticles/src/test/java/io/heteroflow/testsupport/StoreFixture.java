@@ -2,7 +2,7 @@ package io.heteroflow.testsupport;
 
 import static io.heteroflow.testsupport.ControlPlaneHarness.await;
 
-import io.heteroflow.controlplane.scheduler.framework.LoadThresholds;
+import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.Database;
 import io.heteroflow.controlplane.store.NodeStore;
@@ -33,7 +33,7 @@ public final class StoreFixture implements AutoCloseable {
     pool = await(database.migrateAndOpen(vertx, poolSize));
     tasks = new TaskStore(pool);
     nodes = new NodeStore(pool);
-    binds = new BindStore(pool, LoadThresholds.DEFAULTS);
+    binds = new BindStore(pool, SchedulerConfig.defaults());
   }
 
   public void node(String id, int cards) throws Exception {

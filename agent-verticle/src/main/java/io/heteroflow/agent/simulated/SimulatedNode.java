@@ -15,7 +15,7 @@ import java.util.StringJoiner;
 public record SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
                             double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
                             List<Integer> numa, Map<String, String> labels, Map<String, String> location,
-                            List<String> internalIps) {
+                            List<String> internalIps, String dedicatedTenant) {
 
   public SimulatedNode {
     nvlinkDomains = nvlinkDomains == null ? List.of() : nvlinkDomains.stream().map(List::copyOf).toList();
@@ -79,7 +79,8 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
         number(entry, "cpu_percent", 5).doubleValue(), number(entry, "memory_used_mb", 8192).longValue(),
         domains, numa, strings((Map<String, Object>) entry.get("labels")),
         strings((Map<String, Object>) entry.get("location")),
-        ((List<Object>) entry.getOrDefault("internal_ips", List.of())).stream().map(String::valueOf).toList());
+        ((List<Object>) entry.getOrDefault("internal_ips", List.of())).stream().map(String::valueOf).toList(),
+        entry.get("dedicated_tenant") == null ? null : String.valueOf(entry.get("dedicated_tenant")));
   }
 
   private static String required(Map<String, Object> entry, String key) {

@@ -2,7 +2,6 @@ package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.api.Http.Reply;
-import io.heteroflow.controlplane.scheduler.framework.PluginState;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -11,11 +10,10 @@ import io.vertx.ext.web.RoutingContext;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** Tenants, share groups and the effective scheduler plugin set. */
+/** Tenants and share groups. */
 final class AdminRoutes {
   private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -28,9 +26,6 @@ final class AdminRoutes {
   void mount(Router api) {
     api.post("/tenants").handler(Http.handle(this::createTenant));
     api.post("/share-groups").handler(Http.handle(this::createShareGroup));
-    api.get("/scheduler/plugins").handler(Http.handle(ctx -> services.plugins().load()
-        .map(services.registry()::build)
-        .map(set -> Reply.ok(new JsonObject().put("plugins", describe(set.states()))))));
   }
 
   private Future<Reply> createTenant(RoutingContext ctx) {
@@ -63,16 +58,6 @@ final class AdminRoutes {
       }
       return new Reply(201, new JsonObject().put("name", name).put("tenants", new JsonArray(List.copyOf(tenants))));
     });
-  }
-
-  static JsonArray describe(List<PluginState> states) {
-    JsonArray plugins = new JsonArray();
-    for (PluginState state : states) {
-      plugins.add(new JsonObject().put("name", state.name()).put("kind", state.kind().wire())
-          .put("enabled", state.enabled()).put("weight", state.weight()).put("locked", state.locked())
-          .put("extra", new JsonObject(Map.copyOf(state.extra()))));
-    }
-    return plugins;
   }
 
   private static byte[] randomBytes() {

@@ -59,6 +59,7 @@ public final class ApiVerticle extends VerticleBase {
     new TaskRoutes(vertx, services).mount(api);
     new NodeRoutes(services).mount(api);
     new AdminRoutes(services).mount(api);
+    new PluginRoutes(vertx, services).mount(api);
     api.route().failureHandler(Http::failure);
     router.route("/api/v1/*").subRouter(api);
 

@@ -43,7 +43,7 @@ final class TaskRoutes {
   }
 
   private Future<Reply> create(RoutingContext ctx) {
-    TaskSpec spec = TaskSpecDecoder.decode(ctx.body().buffer());
+    TaskSpec spec = TaskSpecDecoder.decode(ctx.body().buffer(), services.config().defaultTaskTimeout());
     String key = ctx.request().getHeader("Idempotency-Key");
     if (key != null && (key.isBlank() || key.length() > MAX_IDEMPOTENCY_KEY)) {
       throw ApiError.badField("Idempotency-Key", "must be 1–" + MAX_IDEMPOTENCY_KEY + " characters");

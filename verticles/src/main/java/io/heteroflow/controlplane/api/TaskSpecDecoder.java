@@ -22,7 +22,8 @@ public final class TaskSpecDecoder {
   private static final int MAX_GPUS = 128;
   private static final long MAX_GPU_MEMORY_MB = 1L << 20;
 
-  public static TaskSpec decode(Buffer body) {
+  /** Decodes a task; {@code defaultTimeout} is the configured default_task_timeout. */
+  public static TaskSpec decode(Buffer body, int defaultTimeout) {
     StrictJson json = StrictJson.parse(body, FIELDS);
     String name = json.requiredString("name", 128, NAME);
     String type = json.string("type", "job", 16, null);
@@ -47,10 +48,6 @@ public final class TaskSpecDecoder {
     }
     int gpuRequired = (int) json.integer("gpu_required", 0, 0, MAX_GPUS);
     long gpuMemoryMb = json.integer("gpu_memory_mb", 0, 0, MAX_GPU_MEMORY_MB);
-    if (gpuRequired == 0 && gpuMemoryMb > 0) {
-      throw ApiError.badField("gpu_memory_mb",
-          "fractional (shard) tasks without gpu_required are not supported by this version yet");
-    }
     String gpuType = json.string("gpu_type", null, 32, null);
     if (gpuType != null) {
       gpuType = GpuVendor.fromId(gpuType).map(GpuVendor::id).orElseThrow(() -> ApiError.badField("gpu_type",
@@ -59,7 +56,7 @@ public final class TaskSpecDecoder {
     List<String> gpuModels = json.stringList("gpu_model", 64, 128, false);
     double cpuCores = json.number("cpu_cores", 0, 0, 4096);
     long memoryMb = json.integer("memory_mb", 0, 0, 64L << 20);
-    int timeoutSeconds = (int) json.integer("timeout_seconds", TaskSpec.DEFAULT_TIMEOUT_SECONDS, 1, 30L * 24 * 3600);
+    int timeoutSeconds = (int) json.integer("timeout_seconds", defaultTimeout, 1, 30L * 24 * 3600);
     Map<String, String> nodeSelector = json.stringMap("node_selector", 64, LABEL_KEY, 256);
     String groupId = json.string("group_id", null, 128, NAME);
     Map<String, String> labels = json.stringMap("labels", 64, LABEL_KEY, 256);

@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.registry;
 
+import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -10,8 +11,11 @@ import java.util.Map;
 public final class AgentMessages {
   private AgentMessages() {}
 
-  /** "Run this task on these cards": pushed at bind, repeated in heartbeat replies until the agent claims it. */
-  public static JsonObject run(TaskRecord task, List<Integer> gpuIndices) {
+  /**
+   * "Run this task on these cards (or this shard), with this host port": pushed at bind, repeated in heartbeat
+   * replies until the agent claims it.
+   */
+  public static JsonObject run(TaskRecord task, List<Integer> gpuIndices, JsonObject shard, Integer hostPort) {
     return new JsonObject()
         .put("task_id", task.id().toString())
         .put("name", task.name())
@@ -19,7 +23,15 @@ public final class AgentMessages {
         .put("command", new JsonArray(List.copyOf(task.command())))
         .put("env", new JsonObject(Map.copyOf(task.env())))
         .put("gpu_indices", new JsonArray(List.copyOf(gpuIndices)))
+        .put("shard", shard)
+        .put("host_port", hostPort)
         .put("timeout_seconds", task.timeoutSeconds());
+  }
+
+  /** The wire form of a shard: card index, memory bound, compute share, QoS level. */
+  public static JsonObject shard(ShardAssignment shard) {
+    return shard == null ? null : new JsonObject().put("card_index", shard.cardIndex())
+        .put("memory_mb", shard.memoryMb()).put("compute_percent", shard.computePercent()).put("qos", shard.qos());
   }
 
   /** The reply to a heartbeat: what the agent should be running or stopping according to PostgreSQL. */
@@ -28,7 +40,7 @@ public final class AgentMessages {
     JsonArray stop = new JsonArray();
     for (TaskRecord task : tasks) {
       switch (task.status()) {
-        case SCHEDULED -> run.add(run(task, task.gpuIndices()));
+        case SCHEDULED -> run.add(run(task, task.gpuIndices(), task.shard(), task.hostPort()));
         case STOPPING, PREEMPTING -> stop.add(task.id().toString());
         default -> { }
       }

@@ -25,10 +25,12 @@ public final class NodeRegistryVerticle extends VerticleBase {
   private static final int BAD_REQUEST = 400;
   private final Services services;
   private final int offlineGraceSeconds;
+  private final long ledgerCheckMs;
 
-  public NodeRegistryVerticle(Services services, int offlineGraceSeconds) {
+  public NodeRegistryVerticle(Services services, int offlineGraceSeconds, long ledgerCheckMs) {
     this.services = services;
     this.offlineGraceSeconds = offlineGraceSeconds;
+    this.ledgerCheckMs = ledgerCheckMs;
   }
 
   @Override
@@ -41,6 +43,13 @@ public final class NodeRegistryVerticle extends VerticleBase {
         .onSuccess(ids -> ids.forEach(node -> LOG.info("node " + node + " is offline: no heartbeat for "
             + offlineGraceSeconds + " s")))
         .onFailure(e -> LOG.log(Level.FINE, "offline sweep failed", e)));
+    vertx.setPeriodic(ledgerCheckMs, id -> services.nodes().reconcileLedger()
+        .onSuccess(corrections -> corrections.forEach(correction -> {
+          services.metrics().ledgerDiscrepancy();
+          LOG.warning("GPU ledger of node " + correction.nodeId() + " said " + correction.recorded()
+              + " cards in use, its active tasks hold " + correction.actual() + ": corrected");
+        }))
+        .onFailure(e -> LOG.log(Level.FINE, "ledger check failed", e)));
     return Future.succeededFuture();
   }
 

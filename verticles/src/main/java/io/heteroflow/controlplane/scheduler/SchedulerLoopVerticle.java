@@ -3,6 +3,9 @@ package io.heteroflow.controlplane.scheduler;
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
+import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
+import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.store.TaskRecord;
@@ -77,8 +80,10 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       if (tasks.isEmpty()) {
         return Future.succeededFuture(endOfPass(cursor != null));
       }
-      return services.nodes().snapshotNodes()
-          .compose(nodes -> scheduleEach(tasks, 0, new Snapshot(nodes), plugins.result()))
+      Future<List<NodeInfo>> nodes = services.nodes().snapshotNodes();
+      Future<TenantBoundary> boundary = services.nodes().tenantBoundary();
+      return Future.all(nodes, boundary)
+          .compose(read -> scheduleEach(tasks, 0, new Snapshot(nodes.result(), boundary.result()), plugins.result()))
           .map(v -> {
             if (tasks.size() < BATCH) {
               return endOfPass(false);
@@ -112,18 +117,20 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   }
 
   private Future<Void> scheduleOne(TaskRecord task, Snapshot snapshot, PluginSet plugins) {
-    Decision decision = services.pipeline().decide(task.toRequest(), snapshot, plugins);
+    TaskRequest request = task.toRequest();
+    Decision decision = services.pipeline().decide(request, snapshot, plugins);
     if (!decision.isPlaced()) {
       services.metrics().attempt("unschedulable", decision.code().name());
       return services.tasks().setReason(task.id(), decision.code().name(), decision.message());
     }
-    return services.binds().bind(task.id(), decision.nodeId(), decision.gpuIndices()).compose(outcome -> {
+    return services.binds().bind(task.id(), decision.nodeId(), decision.gpuIndices(), decision.shard()).compose(outcome -> {
       if (outcome.bound()) {
-        snapshot.assume(decision.nodeId(), decision.gpuIndices());
+        snapshot.assume(request, decision);
         boundThisPass = true;
         services.metrics().attempt("bound", null);
         services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
-        vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()), AgentMessages.run(task, decision.gpuIndices()));
+        vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
+            AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort()));
         return Future.succeededFuture();
       }
       if (outcome.lostClaim()) {

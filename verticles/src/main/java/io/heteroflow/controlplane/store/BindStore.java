@@ -1,23 +1,32 @@
 package io.heteroflow.controlplane.store;
 
+import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.LoadThresholds;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
+import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
+import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
  * Bind (SPEC §2.2) as one transaction: lock and re-check the node against live data, CAS-claim the task
- * pending → scheduled, re-check the picked cards, persist the card allocations (the partial unique index refuses a card already taken), add to
- * the node's {@code gpu_used} (refused past {@code gpu_total}) and write the ledger. Any failure rolls the
- * whole transaction back: the task stays pending, nothing half-bound remains.
+ * pending → scheduled, re-check the picked cards (load, occupants, shard memory, tenant boundary), persist the
+ * allocations (the partial unique index refuses a card already taken), account cards / CPU / memory on the
+ * node (refused past its totals), give an inference task a host port, and write the ledger. Any failure rolls
+ * the whole transaction back: the task stays pending, nothing half-bound remains.
  */
 public final class BindStore {
   private static final String UNIQUE_VIOLATION = "23505";
@@ -25,17 +34,15 @@ public final class BindStore {
   private static final String DEADLOCK = "40P01";
 
   private final Pool pool;
-  private final LoadThresholds thresholds;
+  private final SchedulerConfig config;
 
-  public BindStore(Pool pool, LoadThresholds thresholds) {
+  public BindStore(Pool pool, SchedulerConfig config) {
     this.pool = pool;
-    this.thresholds = thresholds;
+    this.config = config;
   }
 
-  /** The result of one bind attempt: bound, or the reason it was rolled back. */
-  public record Outcome(boolean bound, ReasonCode code, String message) {
-    static final Outcome BOUND = new Outcome(true, null, null);
-
+  /** The result of one bind attempt: bound (with its host port, if any), or the reason it was rolled back. */
+  public record Outcome(boolean bound, Integer hostPort, ReasonCode code, String message) {
     /** True when another binder claimed the task first: back off silently. */
     public boolean lostClaim() {
       return code == ReasonCode.BindConflict && message == null;
@@ -52,22 +59,32 @@ public final class BindStore {
   }
 
   public Future<Outcome> bind(UUID taskId, String nodeId, List<Integer> gpuIndices) {
+    return bind(taskId, nodeId, gpuIndices, null);
+  }
+
+  public Future<Outcome> bind(UUID taskId, String nodeId, List<Integer> gpuIndices, ShardAssignment shard) {
     Integer[] indices = gpuIndices.toArray(new Integer[0]);
+    JsonObject shardJson = AgentMessages.shard(shard);
     // Lock order: the node row first, then the task row. Claiming the task first would take a FOR KEY SHARE
     // lock on the node (the node_id foreign key) before FOR UPDATE, and two binders to one node deadlock.
     return pool.withTransaction(conn -> recheckNode(conn, nodeId)
-            .compose(v -> conn.preparedQuery(Sql.CAS_BIND)
-                .execute(Tuple.tuple().addUUID(taskId).addString(nodeId).addArrayOfInteger(indices)))
+            .compose(v -> conn.preparedQuery(Sql.CAS_BIND).execute(Tuple.tuple().addUUID(taskId).addString(nodeId)
+                .addArrayOfInteger(indices).addInteger(null).addValue(shardJson)))
             .compose(claimed -> {
               if (claimed.size() == 0) {
                 throw new Rejected(ReasonCode.BindConflict, null);
               }
-              return recheckCards(conn, nodeId, indices);
+              Row task = claimed.iterator().next();
+              return recheckCards(conn, nodeId, gpuIndices, shard, task.getString("tenant"))
+                  .compose(v -> allocate(conn, taskId, nodeId, gpuIndices, shard, task))
+                  .compose(v -> "inference".equals(task.getString("type"))
+                      ? assignPort(conn, taskId, nodeId) : Future.succeededFuture((Integer) null));
             })
-            .compose(v -> allocate(conn, taskId, nodeId, gpuIndices))
-            .compose(v -> TaskStore.event(conn, taskId, TaskStatus.PENDING, TaskStatus.SCHEDULED, null,
-                "bound to " + nodeId + " cards " + gpuIndices))
-            .map(Outcome.BOUND))
+            .compose(port -> TaskStore.event(conn, taskId, TaskStatus.PENDING, TaskStatus.SCHEDULED, null,
+                    "bound to " + nodeId + (shard == null ? " cards " + gpuIndices
+                        : " shard of card " + shard.cardIndex() + " (" + shard.memoryMb() + " MB)")
+                        + (port == null ? "" : " port " + port))
+                .map(new Outcome(true, port, null, null))))
         .recover(failure -> {
           Outcome refused = refusal(failure);
           return refused == null ? Future.failedFuture(failure) : Future.succeededFuture(refused);
@@ -76,6 +93,7 @@ public final class BindStore {
 
   /** Locks the node row and re-checks it against live data: status and load thresholds. */
   private Future<Void> recheckNode(SqlConnection conn, String nodeId) {
+    LoadThresholds limits = config.loadThresholds();
     return conn.preparedQuery(Sql.LOCK_NODE).execute(Tuple.of(nodeId)).map(rows -> {
       if (rows.size() == 0) {
         throw new Rejected(ReasonCode.NoSchedulableNodes, "node " + nodeId + " is gone");
@@ -85,86 +103,152 @@ public final class BindStore {
       if (!("online".equals(status) || "busy".equals(status)) || !node.getBoolean("executable")) {
         throw new Rejected(ReasonCode.NoSchedulableNodes, "node " + nodeId + " is " + status);
       }
-      if (node.getDouble("cpu_percent") >= thresholds.cpuPercent()) {
+      if (node.getDouble("cpu_percent") >= limits.cpuPercent()) {
         throw new Rejected(ReasonCode.LoadThresholdExceeded, "node " + nodeId + " CPU at "
-            + Math.round(node.getDouble("cpu_percent")) + " % (limit " + Math.round(thresholds.cpuPercent()) + " %)");
+            + Math.round(node.getDouble("cpu_percent")) + " % (limit " + Math.round(limits.cpuPercent()) + " %)");
       }
       double memoryTotalMb = node.getDouble("memory_total_gb") * 1024;
-      if (memoryTotalMb > 0 && 100.0 * node.getLong("memory_used_mb") / memoryTotalMb >= thresholds.memoryPercent()) {
+      if (memoryTotalMb > 0 && 100.0 * node.getLong("memory_used_mb") / memoryTotalMb >= limits.memoryPercent()) {
         throw new Rejected(ReasonCode.LoadThresholdExceeded, "node " + nodeId + " memory above "
-            + Math.round(thresholds.memoryPercent()) + " %");
+            + Math.round(limits.memoryPercent()) + " %");
       }
       return null;
     });
   }
 
-  private Future<Void> recheckCards(SqlConnection conn, String nodeId, Integer[] indices) {
-    if (indices.length == 0) {
+  /** Load thresholds of every card the task will use, what already occupies them, and the tenant boundary. */
+  private Future<Void> recheckCards(SqlConnection conn, String nodeId, List<Integer> gpuIndices, ShardAssignment shard,
+                                    String tenant) {
+    List<Integer> touched = new ArrayList<>(gpuIndices);
+    if (shard != null) {
+      touched.add(shard.cardIndex());
+    }
+    if (touched.isEmpty()) {
       return Future.succeededFuture();
     }
-    return conn.preparedQuery(Sql.CARDS_OF_NODE_AT)
-        .execute(Tuple.tuple().addString(nodeId).addArrayOfInteger(indices)).map(cards -> {
-          if (cards.size() != indices.length) {
-            throw new Rejected(ReasonCode.InsufficientResources, "node " + nodeId + " no longer reports those cards");
-          }
-          for (Row card : cards) {
-            recheckCard(nodeId, card);
-          }
-          return null;
-        });
+    Integer[] indices = touched.toArray(new Integer[0]);
+    Future<RowSet<Row>> cards = conn.preparedQuery(Sql.CARDS_OF_NODE_AT)
+        .execute(Tuple.tuple().addString(nodeId).addArrayOfInteger(indices));
+    Future<RowSet<Row>> occupants = cards.compose(v -> conn.preparedQuery(Sql.CARD_OCCUPANTS)
+        .execute(Tuple.tuple().addString(nodeId).addArrayOfInteger(indices)));
+    Future<RowSet<Row>> memberships = occupants.compose(v -> shard == null ? Future.succeededFuture(null)
+        : conn.query(Sql.SHARE_MEMBERSHIPS).execute());
+    return memberships.map(groups -> {
+      if (cards.result().size() != indices.length) {
+        throw new Rejected(ReasonCode.InsufficientResources, "node " + nodeId + " no longer reports those cards");
+      }
+      long cardMemoryMb = 0;
+      for (Row card : cards.result()) {
+        recheckCard(nodeId, card);
+        if (shard != null && card.getInteger("gpu_index") == shard.cardIndex()) {
+          cardMemoryMb = card.getLong("memory_total_mb");
+        }
+      }
+      if (shard == null) {
+        if (occupants.result().size() > 0) {
+          throw new Rejected(ReasonCode.BindConflict, "a picked card is no longer free");
+        }
+        return null;
+      }
+      recheckShard(nodeId, shard, tenant, cardMemoryMb, occupants.result(), NodeStore.boundaryOf(groups));
+      return null;
+    });
+  }
+
+  private void recheckShard(String nodeId, ShardAssignment shard, String tenant, long cardMemoryMb,
+                            RowSet<Row> occupants, TenantBoundary boundary) {
+    long shardMemory = 0;
+    Set<String> tenants = new HashSet<>();
+    for (Row occupant : occupants) {
+      if ("whole".equals(occupant.getString("kind"))) {
+        throw new Rejected(ReasonCode.ShardAllocationFailed, "card " + shard.cardIndex() + " of " + nodeId
+            + " is held by a whole-card task");
+      }
+      shardMemory += occupant.getLong("memory_mb");
+      tenants.add(occupant.getString("tenant"));
+    }
+    long capacity = cardMemoryMb - config.reserveMb(cardMemoryMb);
+    if (shardMemory + shard.memoryMb() > capacity) {
+      throw new Rejected(ReasonCode.ShardAllocationFailed, "card " + shard.cardIndex() + " of " + nodeId + " has "
+          + Math.max(0, capacity - shardMemory) + " MB left for shards, " + shard.memoryMb() + " MB asked");
+    }
+    if (!boundary.mayJoin(tenant, tenants)) {
+      throw new Rejected(ReasonCode.NoTenantEligibleGPU, "card " + shard.cardIndex() + " of " + nodeId
+          + " is used by a tenant that does not share with " + tenant);
+    }
   }
 
   private void recheckCard(String nodeId, Row card) {
+    LoadThresholds limits = config.loadThresholds();
     long total = card.getLong("memory_total_mb");
     String which = "node " + nodeId + " card " + card.getInteger("gpu_index");
-    if (total > 0 && 100.0 * card.getLong("memory_used_mb") / total >= thresholds.gpuMemoryPercent()) {
+    if (total > 0 && 100.0 * card.getLong("memory_used_mb") / total >= limits.gpuMemoryPercent()) {
       throw new Rejected(ReasonCode.LoadThresholdExceeded, which + " GPU memory above "
-          + Math.round(thresholds.gpuMemoryPercent()) + " %");
+          + Math.round(limits.gpuMemoryPercent()) + " %");
     }
-    if (card.getInteger("utilization_percent") >= thresholds.gpuUtilizationPercent()) {
+    if (card.getInteger("utilization_percent") >= limits.gpuUtilizationPercent()) {
       throw new Rejected(ReasonCode.LoadThresholdExceeded, which + " utilisation above "
-          + Math.round(thresholds.gpuUtilizationPercent()) + " %");
+          + Math.round(limits.gpuUtilizationPercent()) + " %");
     }
-    if (card.getInteger("temperature_c") >= thresholds.gpuTemperatureC()) {
+    if (card.getInteger("temperature_c") >= limits.gpuTemperatureC()) {
       throw new Rejected(ReasonCode.LoadThresholdExceeded, which + " at " + card.getInteger("temperature_c")
-          + " °C (limit " + thresholds.gpuTemperatureC() + " °C)");
+          + " °C (limit " + limits.gpuTemperatureC() + " °C)");
     }
   }
 
-  private static Future<Void> allocate(SqlConnection conn, UUID taskId, String nodeId, List<Integer> gpuIndices) {
-    if (gpuIndices.isEmpty()) {
-      return Future.succeededFuture();
-    }
-    List<Tuple> batch = new ArrayList<>();
+  private static Future<Void> allocate(SqlConnection conn, UUID taskId, String nodeId, List<Integer> gpuIndices,
+                                       ShardAssignment shard, Row task) {
+    List<Tuple> whole = new ArrayList<>();
     for (int index : gpuIndices) {
-      batch.add(Tuple.of(taskId, nodeId, index));
+      whole.add(Tuple.of(taskId, nodeId, index));
     }
-    int delta = gpuIndices.size();
-    return conn.preparedQuery(Sql.INSERT_WHOLE_CARD_ALLOCATION).executeBatch(batch)
-        .compose(v -> conn.preparedQuery(Sql.ADD_GPU_USED).execute(Tuple.of(nodeId, delta)))
+    Future<?> allocated = shard != null
+        ? conn.preparedQuery(Sql.INSERT_SHARD_ALLOCATION).execute(Tuple.of(taskId, nodeId, shard.cardIndex(), shard.memoryMb()))
+        : whole.isEmpty() ? Future.succeededFuture() : conn.preparedQuery(Sql.INSERT_WHOLE_CARD_ALLOCATION).executeBatch(whole);
+    int cards = gpuIndices.size();
+    return allocated
+        .compose(v -> conn.preparedQuery(Sql.ADD_ACCOUNTED)
+            .execute(Tuple.of(nodeId, cards, task.getDouble("cpu_cores"), task.getLong("memory_mb"))))
         .compose(updated -> {
           if (updated.size() == 0) {
-            throw new Rejected(ReasonCode.InsufficientResources, "node " + nodeId + " has fewer than " + delta
-                + " unaccounted cards");
+            throw new Rejected(ReasonCode.InsufficientResources, "node " + nodeId + " cannot account " + cards
+                + " more cards, " + task.getDouble("cpu_cores") + " CPU cores and " + task.getLong("memory_mb") + " MB");
           }
-          return conn.preparedQuery(Sql.INSERT_LEDGER_ENTRY).execute(Tuple.of(nodeId, taskId, delta, "bind"));
+          return cards == 0 ? Future.succeededFuture()
+              : conn.preparedQuery(Sql.INSERT_LEDGER_ENTRY).execute(Tuple.of(nodeId, taskId, cards, "bind"));
         })
         .mapEmpty();
+  }
+
+  /** The lowest free host port of the configured range on this node (the partial unique index backs it). */
+  private Future<Integer> assignPort(SqlConnection conn, UUID taskId, String nodeId) {
+    return conn.preparedQuery(Sql.PORTS_IN_USE).execute(Tuple.of(nodeId)).compose(rows -> {
+      Set<Integer> used = new HashSet<>();
+      rows.forEach(row -> used.add(row.getInteger("host_port")));
+      for (int port = config.portRangeStart(); port <= config.portRangeEnd(); port++) {
+        if (!used.contains(port)) {
+          int chosen = port;
+          return conn.preparedQuery(Sql.SET_HOST_PORT).execute(Tuple.of(taskId, chosen)).map(chosen);
+        }
+      }
+      throw new Rejected(ReasonCode.PortsExhausted, "node " + nodeId + " has no free port in "
+          + config.portRangeStart() + "-" + config.portRangeEnd());
+    });
   }
 
   /** The rolled-back outcome a failure stands for; null for an unexpected failure (e.g. database down). */
   private static Outcome refusal(Throwable failure) {
     if (failure instanceof Rejected rejected) {
-      return new Outcome(false, rejected.code, rejected.getMessage());
+      return new Outcome(false, null, rejected.code, rejected.getMessage());
     }
     if (failure instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState())) {
-      return new Outcome(false, ReasonCode.BindConflict, "a picked card was taken by another bind");
+      return new Outcome(false, null, ReasonCode.BindConflict, "a picked card or port was taken by another bind");
     }
     if (failure instanceof PgException pg && DEADLOCK.equals(pg.getSqlState())) {
-      return new Outcome(false, ReasonCode.BindConflict, "a concurrent transaction held the node; retried next round");
+      return new Outcome(false, null, ReasonCode.BindConflict, "a concurrent transaction held the node; retried next round");
     }
     if (failure instanceof PgException pg && CHECK_VIOLATION.equals(pg.getSqlState())) {
-      return new Outcome(false, ReasonCode.InsufficientResources, "node capacity constraint: " + pg.getErrorMessage());
+      return new Outcome(false, null, ReasonCode.InsufficientResources, "node capacity constraint: " + pg.getErrorMessage());
     }
     return null;
   }

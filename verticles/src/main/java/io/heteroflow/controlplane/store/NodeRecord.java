@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.store;
 
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
+import io.heteroflow.controlplane.scheduler.framework.CardUse;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,12 +15,14 @@ public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArra
   public JsonObject toJson() {
     JsonArray cards = new JsonArray();
     for (CardInfo card : info.cards()) {
-      int tasks = info.tasksPerCard().getOrDefault(card.index(), 0);
+      CardUse use = info.use(card.index());
       cards.add(new JsonObject().put("index", card.index()).put("uuid", cardUuids.get(card.index()))
           .put("model", card.model()).put("memory_total_mb", card.memoryTotalMb())
           .put("memory_used_mb", card.memoryUsedMb()).put("utilization_percent", card.utilizationPercent())
           .put("temperature_c", card.temperatureC()).put("numa_node", card.numaNode())
-          .put("active_allocations", tasks).put("state", tasks > 0 ? "whole-card" : "free"));
+          .put("state", use.wholeTasks() > 0 ? "whole-card" : use.shards() > 0 ? "shard" : "free")
+          .put("shards", use.shards()).put("shard_memory_mb", use.shardMemoryMb())
+          .put("tenants", new JsonArray(use.tenants().stream().sorted().toList())));
     }
     return new JsonObject()
         .put("id", info.id())
@@ -37,6 +40,8 @@ public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArra
         .put("memory_used_mb", info.memoryUsedMb())
         .put("gpu_total", info.gpuTotal())
         .put("gpu_used", info.gpuUsed())
+        .put("cpu_allocated", info.cpuAllocated())
+        .put("memory_allocated_mb", info.memoryAllocatedMb())
         .put("last_heartbeat_at", lastHeartbeatAt == null ? null : lastHeartbeatAt.toString())
         .put("cards", cards);
   }

@@ -1,18 +1,23 @@
 package io.heteroflow.controlplane.store;
 
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
+import io.heteroflow.controlplane.scheduler.framework.CardUse;
+import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** Nodes and their cards: heartbeats in (newest sequence wins), snapshots and API views out. */
 public final class NodeStore {
@@ -37,7 +42,7 @@ public final class NodeStore {
         .addString(heartbeat.getString("topology")).addValue(heartbeat.getJsonArray("internal_ips", new JsonArray()))
         .addString(heartbeat.getString("boot_id")).addLong(heartbeat.getLong("seq", 0L))
         .addString(location.getString("region")).addString(location.getString("zone"))
-        .addString(location.getString("rack"));
+        .addString(location.getString("rack")).addString(heartbeat.getString("dedicated_tenant"));
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEAT).execute(node).compose(applied -> {
       if (applied.size() == 0) {
         return Future.succeededFuture(false);
@@ -55,6 +60,45 @@ public final class NodeStore {
       return upserted.compose(v -> conn.preparedQuery(Sql.DELETE_CARDS_FROM).execute(Tuple.of(nodeId, cards.size())))
           .map(true);
     }));
+  }
+
+  /** A node whose real-time ledger disagreed with the heartbeat ledger, and the value it was corrected to. */
+  public record LedgerCorrection(String nodeId, int recorded, int actual) {
+  }
+
+  /**
+   * The heartbeat ledger (SPEC §3): recomputes each node's {@code gpu_used} as SUM(gpu_required) of its active
+   * tasks and corrects the real-time ledger where they differ. A cheap read finds suspects; each is then
+   * recomputed under the node's row lock, which every bind and release also takes first, so a correction
+   * never races a bind in flight.
+   */
+  public Future<List<LedgerCorrection>> reconcileLedger() {
+    return pool.query(Sql.LEDGER_SUSPECTS).execute().compose(suspects -> {
+      List<Future<LedgerCorrection>> checks = new ArrayList<>();
+      suspects.forEach(row -> checks.add(recompute(row.getString("id"))));
+      return Future.all(checks).map(all -> {
+        List<LedgerCorrection> corrections = new ArrayList<>();
+        for (Future<LedgerCorrection> check : checks) {
+          if (check.result() != null) {
+            corrections.add(check.result());
+          }
+        }
+        return corrections;
+      });
+    });
+  }
+
+  private Future<LedgerCorrection> recompute(String nodeId) {
+    return pool.withTransaction(conn -> conn.preparedQuery(Sql.LOCK_NODE).execute(Tuple.of(nodeId))
+        .compose(locked -> conn.preparedQuery(Sql.LEDGER_TRUTH).execute(Tuple.of(nodeId)).compose(truth -> {
+          int recorded = locked.iterator().next().getInteger("gpu_used");
+          int actual = truth.iterator().next().getLong("s").intValue();
+          if (recorded == actual) {
+            return Future.succeededFuture((LedgerCorrection) null);
+          }
+          return conn.preparedQuery(Sql.LEDGER_CORRECT).execute(Tuple.of(nodeId, actual))
+              .map(new LedgerCorrection(nodeId, recorded, actual));
+        })));
   }
 
   /** Marks nodes whose last heartbeat (receipt time, database clock) is older than the grace period offline. */
@@ -78,6 +122,17 @@ public final class NodeStore {
     return all().map(records -> records.stream().map(NodeRecord::info).toList());
   }
 
+  /** The share-group memberships as a tenant boundary; a failed read fails the caller (fail closed). */
+  public Future<TenantBoundary> tenantBoundary() {
+    return pool.query(Sql.SHARE_MEMBERSHIPS).execute().map(NodeStore::boundaryOf);
+  }
+
+  static TenantBoundary boundaryOf(RowSet<Row> memberships) {
+    List<Map.Entry<String, String>> pairs = new ArrayList<>();
+    memberships.forEach(row -> pairs.add(Map.entry(row.getString("group_name"), row.getString("tenant"))));
+    return TenantBoundary.ofMemberships(pairs);
+  }
+
   public Future<Boolean> setLocation(String nodeId, String region, String zone, String rack) {
     return pool.preparedQuery(Sql.SET_NODE_LOCATION).execute(Tuple.of(nodeId, region, zone, rack))
         .map(rows -> rows.size() == 1);
@@ -88,33 +143,41 @@ public final class NodeStore {
   }
 
   private Future<List<NodeRecord>> load(String nodeId) {
-    Future<io.vertx.sqlclient.RowSet<Row>> nodes = nodeId == null ? pool.query(Sql.NODES).execute()
+    Future<RowSet<Row>> nodes = nodeId == null ? pool.query(Sql.NODES).execute()
         : pool.preparedQuery(Sql.NODE_BY_ID).execute(Tuple.of(nodeId));
-    return nodes.compose(nodeRows -> pool.preparedQuery(Sql.CARDS_WITH_OCCUPANCY).execute(Tuple.of(nodeId))
-        .map(cardRows -> {
-          Map<String, List<Row>> cardsByNode = new HashMap<>();
-          cardRows.forEach(card -> cardsByNode.computeIfAbsent(card.getString("node_id"), k -> new ArrayList<>()).add(card));
-          List<NodeRecord> records = new ArrayList<>();
-          for (Row row : nodeRows) {
-            records.add(toRecord(row, cardsByNode.getOrDefault(row.getString("id"), List.of())));
-          }
-          return records;
-        }));
+    Future<RowSet<Row>> cards = pool.preparedQuery(Sql.CARDS).execute(Tuple.of(nodeId));
+    Future<RowSet<Row>> allocations = pool.preparedQuery(Sql.ACTIVE_ALLOCATIONS).execute(Tuple.of(nodeId));
+    return Future.all(nodes, cards, allocations).map(all -> {
+      Map<String, List<Row>> cardsByNode = new HashMap<>();
+      cards.result().forEach(card -> cardsByNode.computeIfAbsent(card.getString("node_id"), k -> new ArrayList<>()).add(card));
+      Map<String, Map<Integer, CardUse>> useByNode = new HashMap<>();
+      for (Row allocation : allocations.result()) {
+        Map<Integer, CardUse> use = useByNode.computeIfAbsent(allocation.getString("node_id"), k -> new HashMap<>());
+        int index = allocation.getInteger("gpu_index");
+        CardUse before = use.getOrDefault(index, CardUse.NONE);
+        Set<String> tenants = new HashSet<>(before.tenants());
+        tenants.add(allocation.getString("tenant"));
+        boolean whole = "whole".equals(allocation.getString("kind"));
+        use.put(index, new CardUse(before.wholeTasks() + (whole ? 1 : 0), before.shards() + (whole ? 0 : 1),
+            before.shardMemoryMb() + (whole ? 0 : allocation.getLong("memory_mb")), tenants));
+      }
+      List<NodeRecord> records = new ArrayList<>();
+      for (Row row : nodes.result()) {
+        String id = row.getString("id");
+        records.add(toRecord(row, cardsByNode.getOrDefault(id, List.of()), useByNode.getOrDefault(id, Map.of())));
+      }
+      return records;
+    });
   }
 
-  private static NodeRecord toRecord(Row row, List<Row> cardRows) {
+  private static NodeRecord toRecord(Row row, List<Row> cardRows, Map<Integer, CardUse> use) {
     List<CardInfo> cards = new ArrayList<>();
-    Map<Integer, Integer> tasksPerCard = new HashMap<>();
     Map<Integer, String> uuids = new HashMap<>();
     for (Row card : cardRows) {
       int index = card.getInteger("gpu_index");
       cards.add(new CardInfo(index, card.getString("model"), card.getLong("memory_total_mb"),
           card.getLong("memory_used_mb"), card.getInteger("utilization_percent"), card.getInteger("temperature_c"),
           card.getInteger("numa_node")));
-      long active = card.getLong("active_tasks");
-      if (active > 0) {
-        tasksPerCard.put(index, (int) active);
-      }
       if (card.getString("uuid") != null) {
         uuids.put(index, card.getString("uuid"));
       }
@@ -124,7 +187,8 @@ public final class NodeStore {
         row.getString("zone"), row.getString("rack"), TaskRecord.stringMap((JsonObject) row.getValue("labels")),
         row.getString("topology"), row.getInteger("cpu_cores"), row.getDouble("cpu_percent"),
         row.getDouble("memory_total_gb"), row.getLong("memory_used_mb"), row.getInteger("gpu_total"),
-        row.getInteger("gpu_used"), cards, tasksPerCard);
+        row.getInteger("gpu_used"), row.getDouble("cpu_allocated"), row.getLong("memory_allocated_mb"),
+        row.getLong("inference_tasks").intValue(), cards, use);
     Object ips = row.getValue("internal_ips");
     return new NodeRecord(info, row.getOffsetDateTime("last_heartbeat_at"),
         ips instanceof JsonArray array ? array : new JsonArray(), uuids);

@@ -1,5 +1,8 @@
 package io.heteroflow.controlplane.store;
 
+import io.heteroflow.protocol.TaskStatus;
+import java.util.stream.Collectors;
+
 /**
  * Every SQL statement of the control plane, named. The conditional writes here are where the invariants
  * live: CAS on task status, the capacity check on nodes, the partial unique index on allocations.
@@ -7,11 +10,13 @@ package io.heteroflow.controlplane.store;
 final class Sql {
   private Sql() {}
 
-  static final String ACTIVE_STATES = "('scheduled', 'running', 'stopping', 'preempting')";
+  /** The one definition of "active" (TaskStatus.ACTIVE), shared by binds, ledgers and quotas. */
+  static final String ACTIVE_STATES = TaskStatus.ACTIVE.stream().map(status -> "'" + status.wire() + "'").sorted()
+      .collect(Collectors.joining(", ", "(", ")"));
 
   private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
-      + " preempt_count, created_at, scheduled_at, started_at, finished_at, version";
+      + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -24,8 +29,8 @@ final class Sql {
 
   // ---- tasks
   static final String INSERT_TASK = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
-      + " gpu_required, gpu_memory_mb, gpu_type, group_id, spec, idempotency_key, request_sha256)"
-      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13)"
+      + " gpu_required, gpu_memory_mb, gpu_type, group_id, spec, idempotency_key, request_sha256, cpu_cores, memory_mb)"
+      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
       + " ON CONFLICT ON CONSTRAINT one_task_per_idempotency_key DO NOTHING RETURNING " + TASK_COLUMNS;
   static final String TASK_BY_IDEMPOTENCY_KEY =
       "SELECT request_sha256, " + TASK_COLUMNS + " FROM tasks WHERE tenant = $1 AND idempotency_key = $2";
@@ -52,15 +57,17 @@ final class Sql {
       + " reason_code = CASE WHEN $6::text IS NULL THEN reason_code ELSE $6 END,"
       + " reason_message = CASE WHEN $6::text IS NULL THEN reason_message ELSE $7 END"
       + " WHERE id = $1 AND status = $2 RETURNING node_id";
-  /** Back to the queue: the task no longer holds a node. */
-  static final String CAS_REQUEUE = "UPDATE tasks SET status = 'pending', version = version + 1, node_id = NULL,"
-      + " gpu_indices = '{}', scheduled_at = NULL, started_at = NULL, reason_code = $3, reason_message = $4,"
+  /** Back to the queue: the task no longer holds a node (RETURNING gives the node it held, for the release). */
+  static final String CAS_REQUEUE = "WITH held AS (SELECT node_id FROM tasks WHERE id = $1 AND status = $2 FOR UPDATE)"
+      + " UPDATE tasks t SET status = 'pending', version = version + 1, node_id = NULL,"
+      + " gpu_indices = '{}', host_port = NULL, shard = NULL, scheduled_at = NULL, started_at = NULL,"
+      + " reason_code = $3, reason_message = $4,"
       + " preempt_count = preempt_count + CASE WHEN $2 = 'preempting' THEN 1 ELSE 0 END,"
       + " preemptible = CASE WHEN $2 = 'preempting' THEN false ELSE preemptible END"
-      + " WHERE id = $1 AND status = $2 RETURNING node_id";
+      + " FROM held WHERE t.id = $1 AND t.status = $2 RETURNING held.node_id";
   static final String CAS_BIND = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
-      + " gpu_indices = $3, scheduled_at = now(), reason_code = NULL, reason_message = NULL"
-      + " WHERE id = $1 AND status = 'pending' RETURNING id";
+      + " gpu_indices = $3, host_port = $4, shard = $5, scheduled_at = now(), reason_code = NULL, reason_message = NULL"
+      + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
       + " WHERE id = $1 AND status = 'pending'"
       + " AND (reason_code IS DISTINCT FROM $2 OR reason_message IS DISTINCT FROM $3) RETURNING id)"
@@ -71,6 +78,15 @@ final class Sql {
   // ---- allocations and the GPU ledger
   static final String INSERT_WHOLE_CARD_ALLOCATION =
       "INSERT INTO allocations (task_id, node_id, gpu_index, kind) VALUES ($1, $2, $3, 'whole')";
+  static final String INSERT_SHARD_ALLOCATION =
+      "INSERT INTO allocations (task_id, node_id, gpu_index, kind, memory_mb) VALUES ($1, $2, $3, 'shard', $4)";
+  /** What is already on these cards: shards, their memory, whole-card tasks, and every tenant present. */
+  static final String CARD_OCCUPANTS = "SELECT a.gpu_index, a.kind, a.memory_mb, t.tenant FROM allocations a"
+      + " JOIN tasks t ON t.id = a.task_id WHERE a.node_id = $1 AND a.gpu_index = ANY($2) AND a.active";
+  static final String SET_HOST_PORT = "UPDATE tasks SET host_port = $2 WHERE id = $1";
+  static final String SHARE_MEMBERSHIPS = "SELECT group_name, tenant FROM share_group_members";
+  static final String PORTS_IN_USE = "SELECT host_port FROM tasks WHERE node_id = $1 AND host_port IS NOT NULL"
+      + " AND status IN " + ACTIVE_STATES;
   static final String RELEASE_ALLOCATIONS = "UPDATE allocations SET active = false, released_at = clock_timestamp()"
       + " WHERE task_id = $1 AND active RETURNING kind";
   static final String INSERT_LEDGER_ENTRY =
@@ -81,13 +97,30 @@ final class Sql {
       + " gpu_total, gpu_used FROM nodes WHERE id = $1 FOR UPDATE";
   static final String CARDS_OF_NODE_AT = "SELECT gpu_index, memory_total_mb, memory_used_mb, utilization_percent,"
       + " temperature_c FROM cards WHERE node_id = $1 AND gpu_index = ANY($2)";
-  static final String ADD_GPU_USED = "UPDATE nodes SET gpu_used = gpu_used + $2, version = version + 1"
-      + " WHERE id = $1 AND gpu_used + $2 <= gpu_total AND gpu_used + $2 >= 0 RETURNING gpu_used";
+  /** Capacity accounting: cards, declared CPU and memory, refused past the node's totals. */
+  static final String ADD_ACCOUNTED = "UPDATE nodes SET gpu_used = gpu_used + $2, cpu_allocated = cpu_allocated + $3,"
+      + " memory_allocated_mb = memory_allocated_mb + $4, version = version + 1"
+      + " WHERE id = $1 AND gpu_used + $2 <= gpu_total AND gpu_used + $2 >= 0"
+      + " AND cpu_allocated + $3 <= cpu_cores + 0.000001 AND memory_allocated_mb + $4 <= memory_total_gb * 1024"
+      + " RETURNING gpu_used";
+  /** Release: the task's cards, CPU and memory return to its node (no capacity check on the way down). */
+  static final String RETURN_ACCOUNTED = "UPDATE nodes SET gpu_used = gpu_used - $2,"
+      + " cpu_allocated = greatest(0, cpu_allocated - $3), memory_allocated_mb = greatest(0, memory_allocated_mb - $4),"
+      + " version = version + 1 WHERE id = $1";
+  static final String TASK_DEMAND = "SELECT cpu_cores, memory_mb FROM tasks WHERE id = $1";
+
+  // ---- the heartbeat ledger: gpu_used recomputed as SUM(gpu_required) of the node's active tasks
+  static final String LEDGER_SUSPECTS = "SELECT n.id FROM nodes n LEFT JOIN (SELECT node_id, sum(gpu_required) AS s"
+      + " FROM tasks WHERE status IN " + ACTIVE_STATES + " GROUP BY node_id) t ON t.node_id = n.id"
+      + " WHERE n.gpu_used <> coalesce(t.s, 0)";
+  static final String LEDGER_TRUTH = "SELECT coalesce(sum(gpu_required), 0) AS s FROM tasks WHERE node_id = $1"
+      + " AND status IN " + ACTIVE_STATES;
+  static final String LEDGER_CORRECT = "UPDATE nodes SET gpu_used = $2, version = version + 1 WHERE id = $1";
 
   static final String UPSERT_NODE_HEARTBEAT = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
       + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, boot_id, heartbeat_seq,"
-      + " last_heartbeat_at, region, zone, rack)"
-      + " VALUES ($1, $2, 'online', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now(), $13, $14, $15)"
+      + " last_heartbeat_at, region, zone, rack, dedicated_tenant)"
+      + " VALUES ($1, $2, 'online', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now(), $13, $14, $15, $16)"
       + " ON CONFLICT (id) DO UPDATE SET gpu_vendor = EXCLUDED.gpu_vendor,"
       + " status = CASE WHEN nodes.status = 'offline' THEN 'online' ELSE nodes.status END,"
       + " cpu_cores = EXCLUDED.cpu_cores, cpu_percent = EXCLUDED.cpu_percent,"
@@ -96,6 +129,7 @@ final class Sql {
       + " internal_ips = EXCLUDED.internal_ips, boot_id = EXCLUDED.boot_id, heartbeat_seq = EXCLUDED.heartbeat_seq,"
       + " last_heartbeat_at = now(), region = COALESCE(nodes.region, EXCLUDED.region),"
       + " zone = COALESCE(nodes.zone, EXCLUDED.zone), rack = COALESCE(nodes.rack, EXCLUDED.rack),"
+      + " dedicated_tenant = COALESCE(nodes.dedicated_tenant, EXCLUDED.dedicated_tenant),"
       + " version = nodes.version + 1"
       + " WHERE nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id OR nodes.heartbeat_seq < EXCLUDED.heartbeat_seq"
       + " RETURNING id";
@@ -113,14 +147,17 @@ final class Sql {
 
   private static final String NODE_COLUMNS = "n.id, n.gpu_vendor, n.status, n.executable, n.dedicated_tenant, n.region,"
       + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.cpu_cores, n.cpu_percent,"
-      + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, n.last_heartbeat_at";
+      + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, n.last_heartbeat_at, n.cpu_allocated,"
+      + " n.memory_allocated_mb, (SELECT count(*) FROM tasks t WHERE t.node_id = n.id AND t.type = 'inference'"
+      + " AND t.status IN " + ACTIVE_STATES + ") AS inference_tasks";
   static final String NODES = "SELECT " + NODE_COLUMNS + " FROM nodes n ORDER BY n.id";
   static final String NODE_BY_ID = "SELECT " + NODE_COLUMNS + " FROM nodes n WHERE n.id = $1";
-  /** Cards with their count of active allocations; one query for the whole snapshot (or one node). */
-  static final String CARDS_WITH_OCCUPANCY = "SELECT c.node_id, c.gpu_index, c.uuid, c.model, c.memory_total_mb,"
-      + " c.memory_used_mb, c.utilization_percent, c.temperature_c, c.numa_node,"
-      + " (SELECT count(*) FROM allocations a WHERE a.node_id = c.node_id AND a.gpu_index = c.gpu_index AND a.active)"
-      + " AS active_tasks FROM cards c WHERE ($1::text IS NULL OR c.node_id = $1) ORDER BY c.node_id, c.gpu_index";
+  static final String CARDS = "SELECT node_id, gpu_index, uuid, model, memory_total_mb, memory_used_mb,"
+      + " utilization_percent, temperature_c, numa_node FROM cards WHERE ($1::text IS NULL OR node_id = $1)"
+      + " ORDER BY node_id, gpu_index";
+  /** Every active allocation with its tenant: the card use of the snapshot (or of one node). */
+  static final String ACTIVE_ALLOCATIONS = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"
+      + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.active AND ($1::text IS NULL OR a.node_id = $1)";
   static final String SET_NODE_LOCATION = "UPDATE nodes SET region = $2, zone = $3, rack = $4, version = version + 1"
       + " WHERE id = $1 RETURNING id";
   static final String SET_NODE_LABELS = "UPDATE nodes SET labels = $2, version = version + 1 WHERE id = $1 RETURNING id";

@@ -17,7 +17,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          JsonObject spec, String nodeId, List<Integer> gpuIndices, String reasonCode,
                          String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
                          OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
-                         long version) {
+                         long version, double cpuCores, long memoryMb, Integer hostPort, JsonObject shard) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -28,7 +28,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         indices == null ? List.of() : List.of(indices), row.getString("reason_code"), row.getString("reason_message"),
         row.getInteger("exit_code"), row.getInteger("preempt_count"), row.getOffsetDateTime("created_at"),
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
-        row.getOffsetDateTime("finished_at"), row.getLong("version"));
+        row.getOffsetDateTime("finished_at"), row.getLong("version"), row.getDouble("cpu_cores"),
+        row.getLong("memory_mb"), row.getInteger("host_port"), (JsonObject) row.getValue("shard"));
   }
 
   public List<String> command() {
@@ -48,7 +49,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
   public TaskRequest toRequest() {
     List<String> models = new ArrayList<>();
     spec.getJsonArray("gpu_model", new io.vertx.core.json.JsonArray()).forEach(model -> models.add((String) model));
-    return new TaskRequest(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, models,
+    return new TaskRequest(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, models, cpuCores, memoryMb,
         stringMap(spec.getJsonObject("node_selector")), stringMap(spec.getJsonObject("labels")));
   }
 

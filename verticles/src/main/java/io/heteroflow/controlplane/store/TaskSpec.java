@@ -29,8 +29,6 @@ public record TaskSpec(String name, String type, String image, List<String> comm
         .put("command", new JsonArray(List.copyOf(command)))
         .put("env", new JsonObject(Map.copyOf(env)))
         .put("gpu_model", new JsonArray(List.copyOf(gpuModels)))
-        .put("cpu_cores", cpuCores)
-        .put("memory_mb", memoryMb)
         .put("timeout_seconds", timeoutSeconds)
         .put("node_selector", new JsonObject(Map.copyOf(nodeSelector)))
         .put("labels", new JsonObject(Map.copyOf(labels)));

@@ -44,7 +44,8 @@ public final class TaskStore {
     Tuple params = Tuple.tuple().addUUID(UUID.randomUUID()).addString(tenant).addString(spec.name())
         .addString(spec.type()).addInteger(spec.priority()).addBoolean(spec.preemptible())
         .addInteger(spec.gpuRequired()).addLong(spec.gpuMemoryMb()).addString(spec.gpuType())
-        .addString(spec.groupId()).addValue(spec.toSpecJson()).addString(idempotencyKey).addString(requestSha256);
+        .addString(spec.groupId()).addValue(spec.toSpecJson()).addString(idempotencyKey).addString(requestSha256)
+        .addDouble(spec.cpuCores()).addLong(spec.memoryMb());
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.INSERT_TASK).execute(params).compose(rows -> {
       if (rows.size() == 1) {
         TaskRecord task = TaskRecord.from(rows.iterator().next());
@@ -136,25 +137,27 @@ public final class TaskStore {
   }
 
   /**
-   * Releases the task's active allocations and returns its whole cards to the node, with a ledger entry.
-   * Locks the node row before the allocation rows, the same order as a bind, so the two never deadlock.
+   * Releases the task's active allocations and returns its cards, CPU and memory to the node, with a ledger
+   * entry. Locks the node row before the allocation rows, the same order as a bind, so the two never deadlock.
    */
   private static Future<Void> release(SqlConnection conn, UUID id, String nodeId) {
-    Future<?> nodeLocked = nodeId == null ? Future.succeededFuture()
-        : conn.preparedQuery(Sql.LOCK_NODE).execute(Tuple.of(nodeId));
-    return nodeLocked.compose(locked -> conn.preparedQuery(Sql.RELEASE_ALLOCATIONS).execute(Tuple.of(id))).compose(rows -> {
-      int wholeCards = 0;
-      for (Row row : rows) {
-        wholeCards += "whole".equals(row.getString("kind")) ? 1 : 0;
-      }
-      if (wholeCards == 0 || nodeId == null) {
-        return Future.succeededFuture();
-      }
-      int delta = -wholeCards;
-      return conn.preparedQuery(Sql.ADD_GPU_USED).execute(Tuple.of(nodeId, delta))
-          .compose(updated -> conn.preparedQuery(Sql.INSERT_LEDGER_ENTRY).execute(Tuple.of(nodeId, id, delta, "release")))
-          .mapEmpty();
-    });
+    if (nodeId == null) {
+      return Future.succeededFuture();
+    }
+    return conn.preparedQuery(Sql.LOCK_NODE).execute(Tuple.of(nodeId))
+        .compose(locked -> conn.preparedQuery(Sql.RELEASE_ALLOCATIONS).execute(Tuple.of(id)))
+        .compose(released -> conn.preparedQuery(Sql.TASK_DEMAND).execute(Tuple.of(id)).compose(demand -> {
+          int wholeCards = 0;
+          for (Row row : released) {
+            wholeCards += "whole".equals(row.getString("kind")) ? 1 : 0;
+          }
+          Row task = demand.iterator().next();
+          int cards = wholeCards;
+          Future<?> returned = conn.preparedQuery(Sql.RETURN_ACCOUNTED)
+              .execute(Tuple.of(nodeId, cards, task.getDouble("cpu_cores"), task.getLong("memory_mb")));
+          return cards == 0 ? returned.mapEmpty() : returned.compose(v -> conn.preparedQuery(Sql.INSERT_LEDGER_ENTRY)
+              .execute(Tuple.of(nodeId, id, -cards, "release"))).mapEmpty();
+        }));
   }
 
   /** Records why a pending task is still pending; writes (and logs an event) only when the reason changed. */

@@ -63,7 +63,7 @@ class ApiDecodingTest {
         bad("gpu_required fractional", "{" + OK + ",\"gpu_required\":1.5}", "gpu_required"),
         bad("gpu_required absurd", "{" + OK + ",\"gpu_required\":100000}", "gpu_required"),
         bad("gpu_memory_mb negative", "{" + OK + ",\"gpu_required\":1,\"gpu_memory_mb\":-5}", "gpu_memory_mb"),
-        bad("fractional shard not yet offered", "{" + OK + ",\"gpu_memory_mb\":4096}", "gpu_memory_mb"),
+        bad("gpu_memory_mb a string", "{" + OK + ",\"gpu_memory_mb\":\"4G\"}", "gpu_memory_mb"),
         bad("gpu_type unknown vendor", "{" + OK + ",\"gpu_type\":\"amd\"}", "gpu_type"),
         bad("gpu_type a number", "{" + OK + ",\"gpu_type\":5}", "gpu_type"),
         bad("gpu_model a string", "{" + OK + ",\"gpu_model\":\"V100\"}", "gpu_model"),

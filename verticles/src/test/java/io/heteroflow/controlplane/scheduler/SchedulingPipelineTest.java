@@ -12,6 +12,7 @@ import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
 import io.heteroflow.controlplane.scheduler.framework.PluginState;
+import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /** Table-driven cases of the plain-Java pipeline: filters, reasons with counts, scoring, card picking. */
 class SchedulingPipelineTest {
-  private static final PluginRegistry REGISTRY = BuiltInPlugins.registry();
+  private static final PluginRegistry REGISTRY = BuiltInPlugins.registry(Fixtures.CONFIG);
+  private static final SchedulingPipeline PIPELINE = BuiltInPlugins.pipeline(Fixtures.CONFIG);
   private static final PluginSet DEFAULTS = REGISTRY.build(Map.of());
 
   static Stream<Arguments> cases() {
@@ -67,6 +69,9 @@ class SchedulingPipelineTest {
         Arguments.of("no node registered yet",
             List.of(), task().build(), null, "NoSchedulableNodes",
             "0/0 nodes are available: no node has registered yet."),
+        Arguments.of("declared CPU counts against what is left",
+            List.of(node("tight").cpuCores(16, 12).build()),
+            task().cpuCores(8).build(), null, "InsufficientResources", "0/1 nodes are available: 1 short of CPU cores."),
         Arguments.of("spread prefers the emptier node",
             List.of(node("loaded").busyCards(0, 1, 2, 3).cpu(60).build(), node("idle").cpu(5).build()),
             task().build(), "idle", null, null));
@@ -76,7 +81,7 @@ class SchedulingPipelineTest {
   @MethodSource("cases")
   void decides(String name, List<NodeInfo> nodes, TaskRequest task, String expectedNode, String expectedCode,
                String expectedMessage) {
-    Decision decision = BuiltInPlugins.pipeline().decide(task, new Snapshot(nodes), DEFAULTS);
+    Decision decision = PIPELINE.decide(task, new Snapshot(nodes), DEFAULTS);
     assertEquals(expectedNode, decision.nodeId(), name);
     if (expectedNode == null) {
       assertEquals(expectedCode, decision.code().name(), name);
@@ -91,7 +96,7 @@ class SchedulingPipelineTest {
     PluginSet binpack = REGISTRY.build(Map.of("binpack", new PluginConfig("binpack", true, 1, Map.of())));
     Snapshot snapshot = new Snapshot(List.of(node("loaded").busyCards(0, 1, 2, 3).cpu(60).build(),
         node("idle").cpu(5).build()));
-    Decision decision = BuiltInPlugins.pipeline().decide(task().gpus(2).build(), snapshot, binpack);
+    Decision decision = PIPELINE.decide(task().gpus(2).build(), snapshot, binpack);
     assertEquals("loaded", decision.nodeId());
     assertEquals(List.of(4, 5), decision.gpuIndices());
   }
@@ -99,9 +104,10 @@ class SchedulingPipelineTest {
   @Test
   void stagedBindsAreSeenByLaterTasksOfTheRound() {
     Snapshot snapshot = new Snapshot(List.of(node("only").cards(2, "A100").build()));
-    Decision first = BuiltInPlugins.pipeline().decide(task().gpus(2).build(), snapshot, DEFAULTS);
-    snapshot.assume(first.nodeId(), first.gpuIndices());
-    Decision second = BuiltInPlugins.pipeline().decide(task().build(), snapshot, DEFAULTS);
+    Decision first = PIPELINE.decide(task().gpus(2).build(), snapshot, DEFAULTS);
+    assertEquals(List.of(0, 1), first.gpuIndices());
+    snapshot.assume(task().gpus(2).build(), first);
+    Decision second = PIPELINE.decide(task().build(), snapshot, DEFAULTS);
     assertFalse(second.isPlaced());
     assertEquals("InsufficientResources", second.code().name());
   }
@@ -117,10 +123,14 @@ class SchedulingPipelineTest {
         .collect(java.util.stream.Collectors.toMap(PluginState::name, state -> state));
     assertTrue(byName.get("resource-filter").enabled() && byName.get("resource-filter").locked());
     assertTrue(byName.get("gpu-filter").enabled() && byName.get("gpu-filter").locked());
-    assertEquals(2, set.filters().size());
+    assertEquals(List.of("gpu-filter", "resource-filter", "nvlink", "rdma"),
+        set.filters().stream().map(filter -> filter.name()).toList());
     assertTrue(byName.get("binpack").enabled());
     assertFalse(byName.get("spread").enabled());
-    assertEquals(1, set.scores().size());
-    assertEquals("binpack", set.scores().get(0).plugin().name());
+    assertEquals(List.of("binpack", "nvlink", "topology", "rdma"),
+        set.scores().stream().map(score -> score.plugin().name()).toList());
+    assertEquals("score+filter+bind", byName.get("nvlink").kind());
+    assertEquals("config", byName.get("preempt").kind());
+    assertEquals("running", byName.get("preempt").extra().get("preempt_stage"));
   }
 }

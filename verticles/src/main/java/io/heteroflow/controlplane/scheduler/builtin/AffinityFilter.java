@@ -4,6 +4,7 @@ import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.Status;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import java.util.Map;
@@ -19,7 +20,7 @@ public final class AffinityFilter implements FilterPlugin {
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
     for (Map.Entry<String, String> wanted : task.nodeSelector().entrySet()) {
       if (!wanted.getValue().equals(node.labels().get(wanted.getKey()))) {
         return Status.reject(name(), ReasonCode.NoSchedulableNodes, "not matching node_selector");

@@ -3,6 +3,7 @@ package io.heteroflow.controlplane.scheduler.builtin;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.Status;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 
@@ -14,7 +15,7 @@ public final class TenantFilter implements FilterPlugin {
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
     if (node.dedicatedTenant() != null && !node.dedicatedTenant().equals(task.tenant())) {
       return Status.reject(name(), ReasonCode.NoSchedulableNodes, "dedicated to another tenant");
     }

@@ -2,15 +2,16 @@ package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.List;
 
-/** The outcome of the pipeline for one task: a node and its cards, or a reason with counts. */
-public record Decision(String nodeId, List<Integer> gpuIndices, int score, ReasonCode code, String message) {
+/** The outcome of the pipeline for one task: a node and its cards (or shard), or a reason with counts. */
+public record Decision(String nodeId, List<Integer> gpuIndices, ShardAssignment shard, long score, ReasonCode code,
+                       String message) {
 
-  public static Decision placed(String nodeId, List<Integer> gpuIndices, int score) {
-    return new Decision(nodeId, List.copyOf(gpuIndices), score, null, null);
+  public static Decision placed(String nodeId, List<Integer> gpuIndices, ShardAssignment shard, long score) {
+    return new Decision(nodeId, List.copyOf(gpuIndices), shard, score, null, null);
   }
 
   public static Decision unschedulable(ReasonCode code, String message) {
-    return new Decision(null, List.of(), 0, code, message);
+    return new Decision(null, List.of(), null, 0, code, message);
   }
 
   public boolean isPlaced() {

@@ -1,19 +1,19 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * An immutable view of one node in a scheduling snapshot: its live load, its cards, and how many active
- * allocations each card holds. Staging a decision yields a new NodeInfo; nothing here is mutated.
+ * An immutable view of one node in a scheduling snapshot: its live load, its cards, what active allocations
+ * hold on each card, and its accounted CPU / memory. Staging a decision yields a new NodeInfo.
  */
 public record NodeInfo(String id, String gpuVendor, String status, boolean executable, String dedicatedTenant,
                        String region, String zone, String rack, Map<String, String> labels, String topology,
                        int cpuCores, double cpuPercent, double memoryTotalGb, long memoryUsedMb,
-                       int gpuTotal, int gpuUsed, List<CardInfo> cards, Map<Integer, Integer> tasksPerCard) {
+                       int gpuTotal, int gpuUsed, double cpuAllocated, long memoryAllocatedMb, int inferenceTasks,
+                       List<CardInfo> cards, Map<Integer, CardUse> cardUse) {
 
   /** A card whose memory use is at or above this percentage cannot take a whole-card task (SPEC §3). */
   public static final double CARD_MEMORY_FULL_PERCENT = 95.0;
@@ -21,27 +21,33 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
   public NodeInfo {
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     cards = cards == null ? List.of() : List.copyOf(cards);
-    tasksPerCard = tasksPerCard == null ? Map.of() : Map.copyOf(tasksPerCard);
+    cardUse = cardUse == null ? Map.of() : Map.copyOf(cardUse);
+  }
+
+  public CardUse use(int index) {
+    return cardUse.getOrDefault(index, CardUse.NONE);
   }
 
   public boolean cardIsFree(CardInfo card) {
-    return tasksPerCard.getOrDefault(card.index(), 0) == 0 && card.memoryUsedPercent() < CARD_MEMORY_FULL_PERCENT;
+    return use(card.index()).isEmpty() && card.memoryUsedPercent() < CARD_MEMORY_FULL_PERCENT;
   }
 
   /**
-   * Cards that can take a whole-card task now (no active allocation, memory use under 95 %), by index;
+   * Cards that can take a whole-card task now (nothing allocated on them, memory use under 95 %), by index;
    * restricted to {@code allowedModels} when that list is not empty.
    */
   public List<CardInfo> freeCards(List<String> allowedModels) {
     List<CardInfo> free = new ArrayList<>();
     for (CardInfo card : cards) {
-      if (cardIsFree(card) && (allowedModels.isEmpty()
-          || allowedModels.stream().anyMatch(model -> model.equalsIgnoreCase(card.model())))) {
+      if (cardIsFree(card) && allows(allowedModels, card)) {
         free.add(card);
       }
     }
-    free.sort(Comparator.comparingInt(CardInfo::index));
     return free;
+  }
+
+  public static boolean allows(List<String> allowedModels, CardInfo card) {
+    return allowedModels.isEmpty() || allowedModels.stream().anyMatch(model -> model.equalsIgnoreCase(card.model()));
   }
 
   /** How many whole cards a task allowed on {@code allowedModels} could get here, within the node's accounting. */
@@ -49,13 +55,26 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
     return Math.max(0, Math.min(freeCards(allowedModels).size(), gpuTotal - gpuUsed));
   }
 
-  /** The staged view of this node after binding {@code gpuIndices} to a new task. */
-  public NodeInfo withBound(List<Integer> gpuIndices) {
-    Map<Integer, Integer> perCard = new HashMap<>(tasksPerCard);
+  public double cpuFree() {
+    return cpuCores - cpuAllocated;
+  }
+
+  public long memoryFreeMb() {
+    return (long) (memoryTotalGb * 1024) - memoryAllocatedMb;
+  }
+
+  /** The staged view of this node after binding {@code task} to {@code gpuIndices} or to {@code shard}. */
+  public NodeInfo withBound(TaskRequest task, List<Integer> gpuIndices, ShardAssignment shard) {
+    Map<Integer, CardUse> use = new HashMap<>(cardUse);
     for (int index : gpuIndices) {
-      perCard.merge(index, 1, Integer::sum);
+      use.put(index, use(index).plusWhole(task.tenant()));
+    }
+    if (shard != null) {
+      use.put(shard.cardIndex(), use(shard.cardIndex()).plusShard(task.tenant(), shard.memoryMb()));
     }
     return new NodeInfo(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology,
-        cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed + gpuIndices.size(), cards, perCard);
+        cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed + gpuIndices.size(),
+        cpuAllocated + task.cpuCores(), memoryAllocatedMb + task.memoryMb(),
+        inferenceTasks + (task.isInference() ? 1 : 0), cards, use);
   }
 }

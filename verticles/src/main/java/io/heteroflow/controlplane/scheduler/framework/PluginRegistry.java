@@ -5,17 +5,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.function.Supplier;
 
 /**
- * Name → factory registry of scheduler plugins, with each plugin's kind and whether it is locked on.
- * {@link #build} turns persisted configuration into the live {@link PluginSet}: locked filters are always
- * on whatever the configuration says, and of two mutually exclusive score plugins the winner stays on.
+ * Name → factory registry of scheduler plugins. {@link #build} turns persisted configuration into the live
+ * {@link PluginSet}: locked plugins are on whatever any configuration says, and of two mutually exclusive
+ * plugins asked for together the winner stays on. Filters run in registration order.
  */
 public final class PluginRegistry {
 
-  /** How one plugin is made and what it is. */
-  public record Registration(String name, PluginKind kind, boolean locked, Supplier<Object> factory,
+  /** How one plugin is made, which extension points it implements, whether it is locked on. */
+  public record Registration(String name, String kind, boolean locked, Supplier<Object> factory,
                              PluginConfig defaults) {
   }
 
@@ -23,9 +24,8 @@ public final class PluginRegistry {
   /** loser → winner: when both are asked for, the winner stays on (SPEC §2.3: binpack beats spread). */
   private final Map<String, String> exclusive = new LinkedHashMap<>();
 
-  public PluginRegistry register(String name, PluginKind kind, boolean locked, Supplier<Object> factory,
-                                 PluginConfig defaults) {
-    registrations.put(name, new Registration(name, kind, locked, factory, defaults));
+  public PluginRegistry register(String name, boolean locked, Supplier<Object> factory, PluginConfig defaults) {
+    registrations.put(name, new Registration(name, kindOf(factory.get()), locked, factory, defaults));
     return this;
   }
 
@@ -55,8 +55,8 @@ public final class PluginRegistry {
     return Optional.empty();
   }
 
-  /** Builds the live plugin set from persisted configuration; a plugin without configuration takes its defaults. */
-  public PluginSet build(Map<String, PluginConfig> persisted) {
+  /** The effective configuration of every plugin: persisted, else the defaults; locks and exclusivity applied. */
+  public Map<String, PluginConfig> effective(Map<String, PluginConfig> persisted) {
     Map<String, PluginConfig> effective = new LinkedHashMap<>();
     for (Registration registration : registrations.values()) {
       PluginConfig config = persisted.getOrDefault(registration.name(), registration.defaults());
@@ -72,8 +72,16 @@ public final class PluginRegistry {
         effective.put(loser, new PluginConfig(loser, false, lost.weight(), lost.extra()));
       }
     });
+    return effective;
+  }
+
+  public PluginSet build(Map<String, PluginConfig> persisted) {
+    Map<String, PluginConfig> effective = effective(persisted);
     List<FilterPlugin> filters = new ArrayList<>();
+    List<PreScorePlugin> preScores = new ArrayList<>();
     List<PluginSet.WeightedScore> scores = new ArrayList<>();
+    List<PostScorePlugin> postScores = new ArrayList<>();
+    BindPlugin bind = null;
     List<PluginState> states = new ArrayList<>();
     for (Registration registration : registrations.values()) {
       PluginConfig config = effective.get(registration.name());
@@ -86,10 +94,36 @@ public final class PluginRegistry {
       if (plugin instanceof FilterPlugin filter) {
         filters.add(filter);
       }
+      if (plugin instanceof PreScorePlugin preScore) {
+        preScores.add(preScore);
+      }
       if (plugin instanceof ScorePlugin score && config.weight() > 0) {
         scores.add(new PluginSet.WeightedScore(score, config.weight()));
       }
+      if (plugin instanceof PostScorePlugin postScore) {
+        postScores.add(postScore);
+      }
+      if (plugin instanceof BindPlugin picker && bind == null) {
+        bind = picker;
+      }
     }
-    return new PluginSet(filters, scores, states);
+    return new PluginSet(filters, preScores, scores, postScores, bind, states);
+  }
+
+  private static String kindOf(Object plugin) {
+    StringJoiner kind = new StringJoiner("+");
+    if (plugin instanceof ScorePlugin) {
+      kind.add("score");
+    }
+    if (plugin instanceof FilterPlugin) {
+      kind.add("filter");
+    }
+    if (plugin instanceof BindPlugin) {
+      kind.add("bind");
+    }
+    if (plugin instanceof ConfigPlugin) {
+      kind.add("config");
+    }
+    return kind.toString();
   }
 }

@@ -2,7 +2,10 @@ package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.Map;
 
-/** One row of the effective plugin set, exactly as the scheduler uses it. */
-public record PluginState(String name, PluginKind kind, boolean enabled, int weight, boolean locked,
+/**
+ * One row of the effective plugin set, exactly as the scheduler uses it; {@code kind} lists the extension
+ * points the plugin implements ("filter", "score+filter+bind", "config", …).
+ */
+public record PluginState(String name, String kind, boolean enabled, int weight, boolean locked,
                           Map<String, Object> extra) {
 }

@@ -1,22 +1,29 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Plain-Java scheduling of one task on a snapshot: the built-in filter chain (SPEC §2.1), then the plugin
- * filters, then the weighted sum of the score plugins, then the card picker. No Vert.x, no database: the
- * verticles, the benchmark and the trace simulator all run this same code.
+ * Plain-Java scheduling of one task on a snapshot: the built-in filter chain (SPEC §2.1), the plugin filters,
+ * PreScore, the weighted sum of the score plugins (plugin × node in parallel for large candidate sets),
+ * PostScore, then Bind (whole cards) or the shard placement. No Vert.x, no database: the verticles, the
+ * benchmark and the trace simulator all run this same code.
  */
 public final class SchedulingPipeline {
-  private final List<FilterPlugin> builtInFilters;
-  private final CardPicker cardPicker;
+  /** Below this many plugin × node evaluations scoring stays on the calling thread. */
+  static final int PARALLEL_SCORING_THRESHOLD = 4096;
 
-  public SchedulingPipeline(List<FilterPlugin> builtInFilters, CardPicker cardPicker) {
+  private final List<FilterPlugin> builtInFilters;
+  private final BindPlugin defaultBind;
+  private final ShardPlacer shardPlacer;
+
+  public SchedulingPipeline(List<FilterPlugin> builtInFilters, BindPlugin defaultBind, ShardPlacer shardPlacer) {
     this.builtInFilters = List.copyOf(builtInFilters);
-    this.cardPicker = cardPicker;
+    this.defaultBind = defaultBind;
+    this.shardPlacer = shardPlacer;
   }
 
   public Decision decide(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
@@ -25,39 +32,68 @@ public final class SchedulingPipeline {
     Map<String, Integer> rejections = new LinkedHashMap<>();
     ReasonCode furthest = null;
     int furthestStage = -1;
-    NodeInfo best = null;
-    long bestScore = Long.MIN_VALUE;
+    List<NodeInfo> feasible = new ArrayList<>();
     for (NodeInfo node : snapshot.nodes()) {
       Status verdict = Status.ok();
       int stage = 0;
       for (; stage < filters.size() && verdict.isOk(); stage++) {
-        verdict = filters.get(stage).filter(task, node);
+        verdict = filters.get(stage).filter(task, node, snapshot);
       }
-      if (!verdict.isOk()) {
-        rejections.merge(verdict.reason(), 1, Integer::sum);
-        if (stage > furthestStage) {
-          furthestStage = stage;
-          furthest = verdict.code();
-        }
+      if (verdict.isOk()) {
+        feasible.add(node);
         continue;
       }
-      long score = weightedScore(task, node, plugins);
+      rejections.merge(verdict.reason(), 1, Integer::sum);
+      // the furthest stage names the cause; at one stage the tenant boundary, when it alone blocks, wins
+      if (stage > furthestStage || (stage == furthestStage && verdict.code() == ReasonCode.NoTenantEligibleGPU)) {
+        furthestStage = stage;
+        furthest = verdict.code();
+      }
+    }
+    if (feasible.isEmpty()) {
+      return Decision.unschedulable(furthest == null ? ReasonCode.NoSchedulableNodes : furthest,
+          explain(snapshot.size(), rejections));
+    }
+    plugins.preScores().forEach(plugin -> plugin.preScore(task, feasible));
+    Map<String, Long> totals = score(task, feasible, plugins);
+    plugins.postScores().forEach(plugin -> plugin.postScore(task, totals));
+    NodeInfo best = null;
+    long bestScore = Long.MIN_VALUE;
+    for (NodeInfo node : feasible) {
+      long score = totals.get(node.id());
       if (score > bestScore || (score == bestScore && node.id().compareTo(best.id()) < 0)) {
         best = node;
         bestScore = score;
       }
     }
-    if (best == null) {
-      return Decision.unschedulable(furthest == null ? ReasonCode.NoSchedulableNodes : furthest,
-          explain(snapshot.size(), rejections));
+    if (task.isShard()) {
+      ShardAssignment shard = shardPlacer.place(task, best, snapshot.boundary());
+      return shard == null
+          ? Decision.unschedulable(ReasonCode.ShardAllocationFailed, "node " + best.id() + " has no card for the shard")
+          : Decision.placed(best.id(), List.of(), shard, bestScore);
     }
-    List<Integer> cards = cardPicker.pick(task, best);
+    BindPlugin bind = plugins.bind() != null ? plugins.bind() : defaultBind;
+    List<Integer> cards = task.gpuRequired() == 0 ? List.of() : bind.pickCards(task, best);
     if (cards.size() != task.gpuRequired()) {
       return Decision.unschedulable(ReasonCode.InsufficientResources,
-          "node " + best.id() + " passed the filters but " + cardPicker.name() + " found no " + task.gpuRequired()
+          "node " + best.id() + " passed the filters but " + bind.name() + " found no " + task.gpuRequired()
               + " free cards");
     }
-    return Decision.placed(best.id(), cards, (int) Math.min(Integer.MAX_VALUE, bestScore));
+    return Decision.placed(best.id(), cards, null, bestScore);
+  }
+
+  private static Map<String, Long> score(TaskRequest task, List<NodeInfo> feasible, PluginSet plugins) {
+    boolean parallel = (long) feasible.size() * plugins.scores().size() >= PARALLEL_SCORING_THRESHOLD;
+    Map<String, Long> totals = new HashMap<>();
+    if (parallel) {
+      feasible.parallelStream()
+          .map(node -> Map.entry(node.id(), weightedScore(task, node, plugins)))
+          .toList()
+          .forEach(entry -> totals.put(entry.getKey(), entry.getValue()));
+    } else {
+      feasible.forEach(node -> totals.put(node.id(), weightedScore(task, node, plugins)));
+    }
+    return totals;
   }
 
   private static long weightedScore(TaskRequest task, NodeInfo node, PluginSet plugins) {

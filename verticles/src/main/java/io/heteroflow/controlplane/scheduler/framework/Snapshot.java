@@ -7,17 +7,24 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The cluster as one scheduling round sees it, read from PostgreSQL once per round. A round stages each
- * committed bind here ({@link #assume}) so later tasks of the same round see the cards as taken; the next
- * round starts again from PostgreSQL, so a staged decision that the database refused is simply forgotten.
+ * The cluster as one scheduling round sees it, read from PostgreSQL once per round: nodes with their card
+ * use, and the tenant boundary. A round stages each committed bind here ({@link #assume}) so later tasks of
+ * the same round see it; the next round starts again from PostgreSQL, so a staged decision the database
+ * refused is simply forgotten.
  */
 public final class Snapshot {
   private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
+  private final TenantBoundary boundary;
 
-  public Snapshot(Collection<NodeInfo> nodes) {
+  public Snapshot(Collection<NodeInfo> nodes, TenantBoundary boundary) {
     for (NodeInfo node : nodes) {
       this.nodes.put(node.id(), node);
     }
+    this.boundary = boundary;
+  }
+
+  public Snapshot(Collection<NodeInfo> nodes) {
+    this(nodes, TenantBoundary.ISOLATED);
   }
 
   public List<NodeInfo> nodes() {
@@ -32,10 +39,14 @@ public final class Snapshot {
     return nodes.size();
   }
 
-  public void assume(String nodeId, List<Integer> gpuIndices) {
-    NodeInfo node = nodes.get(nodeId);
+  public TenantBoundary boundary() {
+    return boundary;
+  }
+
+  public void assume(TaskRequest task, Decision decision) {
+    NodeInfo node = nodes.get(decision.nodeId());
     if (node != null) {
-      nodes.put(nodeId, node.withBound(gpuIndices));
+      nodes.put(node.id(), node.withBound(task, decision.gpuIndices(), decision.shard()));
     }
   }
 }

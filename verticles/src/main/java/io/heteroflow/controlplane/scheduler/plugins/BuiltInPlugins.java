@@ -1,36 +1,47 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.builtin.AffinityFilter;
 import io.heteroflow.controlplane.scheduler.builtin.AvailabilityFilter;
+import io.heteroflow.controlplane.scheduler.builtin.ResourcePreFilter;
 import io.heteroflow.controlplane.scheduler.builtin.TenantFilter;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
-import io.heteroflow.controlplane.scheduler.framework.PluginKind;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
+import io.heteroflow.controlplane.scheduler.plugins.nvlink.NvlinkPlugin;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
-/** The plugins HeteroFlow ships, registered by name with their SPEC §12 defaults, and the pipeline around them. */
+/** The eight plugins HeteroFlow ships, registered by name with the defaults of conf/config.yaml, and the pipeline. */
 public final class BuiltInPlugins {
   private BuiltInPlugins() {}
 
-  public static PluginRegistry registry() {
-    return new PluginRegistry()
-        // filters run in registration order: the type match before capacity, so reasons name the first cause
-        .register(GpuFilter.NAME, PluginKind.FILTER, true, GpuFilter::new,
-            new PluginConfig(GpuFilter.NAME, true, 0, Map.of()))
-        .register(ResourceFilter.NAME, PluginKind.FILTER, true, ResourceFilter::new,
-            new PluginConfig(ResourceFilter.NAME, true, 0, Map.of()))
-        .register(SpreadScore.NAME, PluginKind.SCORE, false, SpreadScore::new,
-            new PluginConfig(SpreadScore.NAME, true, 1, Map.of()))
-        .register(BinpackScore.NAME, PluginKind.SCORE, false, BinpackScore::new,
-            new PluginConfig(BinpackScore.NAME, false, 0, Map.of()))
-        .mutuallyExclusive(BinpackScore.NAME, SpreadScore.NAME);
+  public static PluginRegistry registry(SchedulerConfig config) {
+    ShardPlacement shards = new ShardPlacement(config);
+    PluginRegistry registry = new PluginRegistry();
+    // filters run in registration order: the type match before capacity, so a reason names the first cause
+    registry.register(GpuFilter.NAME, true, GpuFilter::new, null);
+    registry.register(ResourceFilter.NAME, true, () -> new ResourceFilter(shards), null);
+    register(registry, config, SpreadScore.NAME, SpreadScore::new);
+    register(registry, config, BinpackScore.NAME, BinpackScore::new);
+    register(registry, config, NvlinkPlugin.NAME, NvlinkPlugin::new);
+    register(registry, config, TopologyScore.NAME, TopologyScore::new);
+    register(registry, config, RdmaPlugin.NAME, RdmaPlugin::new);
+    register(registry, config, PreemptPlugin.NAME, PreemptPlugin::new);
+    return registry.mutuallyExclusive(BinpackScore.NAME, SpreadScore.NAME);
   }
 
-  /** Built-in filter chain of SPEC §2.1 (availability → tenant → affinity), then the plugins. */
-  public static SchedulingPipeline pipeline() {
-    return new SchedulingPipeline(List.of(new AvailabilityFilter(), new TenantFilter(), new AffinityFilter()),
-        new LowestIndexCardPicker());
+  private static void register(PluginRegistry registry, SchedulerConfig config, String name, Supplier<Object> factory) {
+    PluginConfig defaults = config.pluginDefaults().getOrDefault(name, new PluginConfig(name, false, 0, Map.of()));
+    registry.register(name, false, factory, defaults);
+  }
+
+  /** The built-in filter chain of SPEC §2.1 (availability → tenant → resource pre-filter → affinity), then the plugins. */
+  public static SchedulingPipeline pipeline(SchedulerConfig config) {
+    return new SchedulingPipeline(
+        List.of(new AvailabilityFilter(), new TenantFilter(), new ResourcePreFilter(config.maxInferencePerNode()),
+            new AffinityFilter()),
+        new FewestTasksCardPicker(), new ShardPlacement(config));
   }
 }

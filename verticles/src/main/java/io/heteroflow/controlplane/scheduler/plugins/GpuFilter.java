@@ -3,6 +3,7 @@ package io.heteroflow.controlplane.scheduler.plugins;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.Status;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 
@@ -20,7 +21,7 @@ public final class GpuFilter implements FilterPlugin {
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
     if (task.gpuType() == null || node.gpuVendor() == null) {
       return Status.ok();
     }

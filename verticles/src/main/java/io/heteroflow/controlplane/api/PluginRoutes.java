@@ -1,0 +1,131 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.api.Http.Reply;
+import io.heteroflow.controlplane.scheduler.framework.ConfigPlugin;
+import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry.Registration;
+import io.heteroflow.controlplane.scheduler.framework.PluginState;
+import io.heteroflow.protocol.BusAddresses;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The scheduler's plugin configuration (SPEC §2.3): the effective set, switching (binpack and spread exclude
+ * each other), weights and {@code preempt_stage}. Changes are persisted in PostgreSQL, and every round builds
+ * its plugin set from there, so what {@code GET /scheduler/plugins} shows is what the next round uses.
+ */
+final class PluginRoutes {
+  private final Vertx vertx;
+  private final Services services;
+
+  PluginRoutes(Vertx vertx, Services services) {
+    this.vertx = vertx;
+    this.services = services;
+  }
+
+  void mount(Router api) {
+    api.get("/scheduler/plugins").handler(Http.handle(ctx -> effective()));
+    api.post("/plugins/:name").handler(Http.handle(this::toggle));
+    api.put("/plugins/:name").handler(Http.handle(this::configure));
+  }
+
+  private Future<Reply> effective() {
+    return services.plugins().load().map(services.registry()::build)
+        .map(set -> Reply.ok(new JsonObject().put("plugins", describe(set.states()))));
+  }
+
+  private Future<Reply> toggle(RoutingContext ctx) {
+    Http.requireAdmin(ctx);
+    Registration plugin = plugin(ctx);
+    String action = ctx.queryParams().get("action");
+    if (!"enable".equals(action) && !"disable".equals(action)) {
+      throw ApiError.badField("action", "must be enable or disable");
+    }
+    boolean enable = "enable".equals(action);
+    if (plugin.locked()) {
+      if (enable) {
+        return effective();
+      }
+      throw locked(plugin);
+    }
+    return services.plugins().load().compose(persisted -> {
+      Map<String, PluginConfig> current = services.registry().effective(persisted);
+      PluginConfig config = current.get(plugin.name());
+      int weight = enable && config.weight() == 0 && plugin.kind().contains("score") ? 1 : config.weight();
+      List<PluginConfig> changes = new ArrayList<>();
+      changes.add(new PluginConfig(plugin.name(), enable, weight, config.extra()));
+      if (enable) {
+        services.registry().exclusivePartner(plugin.name()).map(current::get).ifPresent(partner ->
+            changes.add(new PluginConfig(partner.name(), false, partner.weight(), partner.extra())));
+      }
+      return save(changes);
+    });
+  }
+
+  private Future<Reply> configure(RoutingContext ctx) {
+    Http.requireAdmin(ctx);
+    Registration plugin = plugin(ctx);
+    if (plugin.locked()) {
+      throw locked(plugin);
+    }
+    StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("weight", "preempt_stage"));
+    if (!json.has("weight") && !json.has("preempt_stage")) {
+      throw ApiError.badField("weight", "give weight and/or preempt_stage");
+    }
+    Integer weight = json.has("weight") ? (int) json.integer("weight", 0, 0, 100) : null;
+    String stage = json.string("preempt_stage", null, 32, null);
+    Object instance = plugin.factory().get();
+    if (stage != null && !(instance instanceof ConfigPlugin)) {
+      throw ApiError.badField("preempt_stage", "only the preempt plugin has preempt_stage");
+    }
+    return services.plugins().load().compose(persisted -> {
+      PluginConfig config = services.registry().effective(persisted).get(plugin.name());
+      Map<String, Object> extra = config.extra();
+      if (stage != null) {
+        try {
+          extra = ((ConfigPlugin) instance).validateExtra(extra, Map.of("preempt_stage", stage));
+        } catch (IllegalArgumentException bad) {
+          throw ApiError.badField(bad.getMessage(), "must be one of disabled, scheduled, running");
+        }
+      }
+      return save(List.of(new PluginConfig(plugin.name(), config.enabled(), weight == null ? config.weight() : weight,
+          extra)));
+    });
+  }
+
+  private Future<Reply> save(List<PluginConfig> changes) {
+    return services.plugins().save(changes).compose(v -> {
+      vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "plugins changed"));
+      return effective();
+    });
+  }
+
+  private Registration plugin(RoutingContext ctx) {
+    String name = ctx.pathParam("name");
+    return services.registry().find(name).orElseThrow(() -> ApiError.notFound("plugin " + name));
+  }
+
+  private static ApiError locked(Registration plugin) {
+    return new ApiError(409, "plugin_locked", null, plugin.name()
+        + " is a correctness filter: it is always on and takes no configuration");
+  }
+
+  static JsonArray describe(List<PluginState> states) {
+    JsonArray plugins = new JsonArray();
+    for (PluginState state : states) {
+      plugins.add(new JsonObject().put("name", state.name()).put("kind", state.kind())
+          .put("enabled", state.enabled()).put("weight", state.weight()).put("locked", state.locked())
+          .put("extra", new JsonObject(Map.copyOf(state.extra()))));
+    }
+    return plugins;
+  }
+}
