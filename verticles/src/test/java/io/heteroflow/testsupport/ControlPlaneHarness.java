@@ -99,6 +99,48 @@ public final class ControlPlaneHarness implements AutoCloseable {
     return new JsonObject(response.body());
   }
 
+  /** GET as admin, as JSON. */
+  public JsonObject get(String path) {
+    try {
+      return new JsonObject(call("GET", path, ADMIN, null).body());
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Submits a task as admin; its id. */
+  public String submit(String body) throws Exception {
+    return json("POST", "/api/v1/tasks", ADMIN, body, 201).getString("id");
+  }
+
+  /** Submits a task as admin and waits until it succeeded; its view. */
+  public JsonObject run(String body) throws Exception {
+    return awaitStatus(submit(body), "succeeded");
+  }
+
+  public JsonObject awaitStatus(String id, String status) throws Exception {
+    return awaitTask(id, "status " + status, task -> status.equals(task.getString("status")));
+  }
+
+  public JsonObject awaitReason(String id, String code) throws Exception {
+    return awaitTask(id, "reason " + code, task -> task.getJsonObject("reason") != null
+        && code.equals(task.getJsonObject("reason").getString("code")));
+  }
+
+  private JsonObject awaitTask(String id, String what, java.util.function.Predicate<JsonObject> condition)
+      throws Exception {
+    JsonObject[] last = new JsonObject[1];
+    try {
+      eventually(Duration.ofSeconds(30), "task " + id + " " + what, () -> {
+        last[0] = get("/api/v1/tasks/" + id);
+        return condition.test(last[0]);
+      });
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; last seen " + last[0], e);
+    }
+    return last[0];
+  }
+
   public static <T> T await(Future<T> future) throws Exception {
     return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }

@@ -128,6 +128,7 @@ class TaskStoreTransitionTest {
   @Test
   void confirmedPreemptionRequeuesAndIsNeverPreemptibleAgain() throws Exception {
     TaskRecord task = taskIn(TaskStatus.PREEMPTING);
+    long usedBefore = store.count("SELECT gpu_used FROM nodes WHERE id = 'n1'");
     assertTrue(await(store.tasks.transition(task.id(), TaskStatus.PREEMPTING, TaskStatus.PENDING,
         new TaskStore.Details(null, null, "Preempted", "preempted"))));
     TaskRecord requeued = store.reload(task.id());
@@ -136,6 +137,7 @@ class TaskStoreTransitionTest {
     assertEquals(1, requeued.preemptCount());
     assertFalse(requeued.preemptible());
     assertEquals(0, store.count("SELECT count(*) FROM allocations WHERE task_id = $1 AND active", task.id()));
+    assertEquals(usedBefore - 1, store.count("SELECT gpu_used FROM nodes WHERE id = 'n1'"), "its card is returned");
   }
 
   @Test
