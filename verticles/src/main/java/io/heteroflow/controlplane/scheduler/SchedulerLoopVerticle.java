@@ -16,19 +16,29 @@ import io.vertx.core.VerticleBase;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * The main scheduling beat (SPEC §2): a round takes up to 200 pending tasks in queue order (a scan cursor
  * carries on in the next round), reads one snapshot, runs the plain-Java pipeline for each task and binds
- * by CAS. A created task kicks a round at once; the 5 s tick is the longest gap, and while a pass over the
- * queue keeps binding, rounds run back to back (each yields the event loop first).
+ * by CAS. The immediate channel: a created task's id is queued (at most 1000; beyond that the queue scan
+ * finds it) and kicks a round at once, which takes it along with the next batch. The 5 s tick is the longest
+ * gap, and while a pass over the queue keeps binding, rounds run back to back (each yields the event loop).
  */
 public final class SchedulerLoopVerticle extends VerticleBase {
   public static final int BATCH = 200;
   public static final long TICK_MS = 5000;
+  public static final int IMMEDIATE_CAPACITY = 1000;
   private static final Logger LOG = Logger.getLogger(SchedulerLoopVerticle.class.getName());
 
   private final Services services;
@@ -37,6 +47,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private boolean kicked;
   private boolean boundThisPass;
   private TaskStore.Cursor cursor;
+  private final Deque<UUID> immediate = new ArrayDeque<>();
 
   public SchedulerLoopVerticle(Services services, Clock clock) {
     this.services = services;
@@ -45,7 +56,13 @@ public final class SchedulerLoopVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK, message -> requestRound());
+    vertx.eventBus().<JsonObject>consumer(BusAddresses.SCHEDULER_KICK, message -> {
+      String taskId = message.body() == null ? null : message.body().getString("task_id");
+      if (taskId != null && immediate.size() < IMMEDIATE_CAPACITY) {
+        immediate.add(UUID.fromString(taskId));
+      }
+      requestRound();
+    });
     vertx.setPeriodic(TICK_MS, id -> requestRound());
     requestRound();
     return Future.succeededFuture();
@@ -74,9 +91,15 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   /** One bounded round; answers whether another round should follow at once. */
   private Future<Boolean> round() {
     Future<PluginSet> plugins = services.plugins().load().map(services.registry()::build);
-    Future<List<TaskRecord>> batch = services.tasks().pending(cursor, BATCH);
-    return Future.all(plugins, batch).compose(both -> {
-      List<TaskRecord> tasks = batch.result();
+    List<UUID> fresh = new ArrayList<>();
+    while (!immediate.isEmpty() && fresh.size() < BATCH / 2) {
+      fresh.add(immediate.poll());
+    }
+    Future<List<TaskRecord>> freshTasks = services.tasks().pendingAmong(fresh);
+    Future<List<TaskRecord>> batch = services.tasks().pending(cursor, BATCH - fresh.size());
+    return Future.all(plugins, freshTasks, batch).compose(all -> {
+      List<TaskRecord> scanned = batch.result();
+      List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned);
       if (tasks.isEmpty()) {
         return Future.succeededFuture(endOfPass(cursor != null));
       }
@@ -85,14 +108,25 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       return Future.all(nodes, boundary)
           .compose(read -> scheduleEach(tasks, 0, new Snapshot(nodes.result(), boundary.result()), plugins.result()))
           .map(v -> {
-            if (tasks.size() < BATCH) {
-              return endOfPass(false);
+            if (scanned.size() < BATCH - fresh.size()) {
+              return endOfPass(!immediate.isEmpty());
             }
-            TaskRecord last = tasks.get(tasks.size() - 1);
+            TaskRecord last = scanned.get(scanned.size() - 1);
             cursor = new TaskStore.Cursor(last.priority(), last.createdAt(), last.id());
             return true;
           });
     });
+  }
+
+  /** The immediate channel's tasks merged into the scanned batch, in queue order (priority, then FIFO). */
+  private static List<TaskRecord> inQueueOrder(List<TaskRecord> fresh, List<TaskRecord> scanned) {
+    Map<UUID, TaskRecord> all = new LinkedHashMap<>();
+    scanned.forEach(task -> all.put(task.id(), task));
+    fresh.forEach(task -> all.putIfAbsent(task.id(), task));
+    List<TaskRecord> ordered = new ArrayList<>(all.values());
+    ordered.sort(Comparator.comparingInt(TaskRecord::priority).reversed()
+        .thenComparing(TaskRecord::createdAt).thenComparing(TaskRecord::id));
+    return ordered;
   }
 
   /** The scan reached the queue's tail: start again from the head, at once only if this pass bound something. */

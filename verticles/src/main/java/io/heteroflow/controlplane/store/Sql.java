@@ -43,6 +43,8 @@ final class Sql {
       "SELECT at, kind, from_status, to_status, code, message FROM task_events WHERE task_id = $1 ORDER BY id";
 
   /** The queue: priority descending, then FIFO; a round continues after the scan cursor (priority, created_at, id). */
+  static final String PENDING_BY_IDS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
+      + " AND id = ANY($1)";
   static final String PENDING_FROM_START = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
       + " ORDER BY priority DESC, created_at, id LIMIT $1";
   static final String PENDING_CONTINUE = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"

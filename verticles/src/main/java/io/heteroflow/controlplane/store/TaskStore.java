@@ -95,6 +95,15 @@ public final class TaskStore {
         .map(TaskStore::all);
   }
 
+  /** Those of {@code ids} that are still pending (the immediate channel's tasks). */
+  public Future<List<TaskRecord>> pendingAmong(List<UUID> ids) {
+    if (ids.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    return pool.preparedQuery(Sql.PENDING_BY_IDS).execute(Tuple.of((Object) ids.toArray(new UUID[0])))
+        .map(TaskStore::all);
+  }
+
   public Future<List<TaskRecord>> tasksForAgent(String nodeId) {
     return pool.preparedQuery(Sql.TASKS_FOR_AGENT).execute(Tuple.of(nodeId)).map(TaskStore::all);
   }
