@@ -3,14 +3,16 @@ package io.heteroflow.agent;
 import io.heteroflow.agent.executor.ExitReport;
 import io.heteroflow.agent.executor.RunSpec;
 import io.heteroflow.agent.executor.TaskExecutor;
-import io.heteroflow.agent.simulated.SimulatedNode;
+import io.heteroflow.agent.node.NodeReading;
+import io.heteroflow.agent.node.NodeSource;
+import io.heteroflow.agent.transport.AgentTransport;
+import io.heteroflow.agent.transport.EventBusTransport;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.ShardQos;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
@@ -24,9 +26,10 @@ import java.util.logging.Logger;
 
 /**
  * One node agent: heartbeats (with a boot id and a sequence number) to the control plane, runs the tasks
- * bound to its node after claiming each scheduled → running, injects the cards' visibility variable and the
- * distributed-training variables, reports each result until the control plane acknowledges it, and stops
- * tasks on request. Every message it acts on is idempotent: the control plane's CAS decides.
+ * bound to its node after claiming each scheduled → running, injects the cards' visibility variable, shard
+ * limits and the distributed-training variables, reports each result until the control plane acknowledges
+ * it, and stops tasks on request. Every message it acts on is idempotent: the control plane's CAS decides.
+ * It talks to the control plane only through an {@link AgentTransport}.
  */
 public final class AgentVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(AgentVerticle.class.getName());
@@ -34,26 +37,36 @@ public final class AgentVerticle extends VerticleBase {
   private static final long REQUEST_TIMEOUT_MS = 5000;
   private static final long REPORT_RETRY_MS = 2000;
 
-  private final SimulatedNode node;
+  private final NodeSource node;
   private final TaskExecutor executor;
   private final long heartbeatMs;
   private final String bootId = UUID.randomUUID().toString();
   private final Set<String> known = new HashSet<>();
-  private final Map<String, Boolean> stopBeforeStart = new HashMap<>();
+  private final Set<String> stopBeforeStart = new HashSet<>();
+  private AgentTransport transport;
+  private NodeReading lastReading;
   private long sequence;
+  private boolean beating;
 
-  public AgentVerticle(SimulatedNode node, TaskExecutor executor, long heartbeatMs) {
+  public AgentVerticle(NodeSource node, TaskExecutor executor, long heartbeatMs) {
+    this(node, executor, heartbeatMs, null);
+  }
+
+  public AgentVerticle(NodeSource node, TaskExecutor executor, long heartbeatMs, AgentTransport transport) {
     this.node = node;
     this.executor = executor;
     this.heartbeatMs = heartbeatMs;
+    this.transport = transport;
   }
 
   @Override
   public Future<?> start() {
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.agentRun(node.id()), message -> run(message.body()));
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.agentStop(node.id()),
-        message -> stop(message.body().getString("task_id")));
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.agentLogs(node.id()), this::logs);
+    if (transport == null) {
+      transport = new EventBusTransport(vertx.eventBus(), REQUEST_TIMEOUT_MS);
+    }
+    transport.onMessage(BusAddresses.agentRun(node.nodeId()), this::run);
+    transport.onMessage(BusAddresses.agentStop(node.nodeId()), message -> stop(message.getString("task_id")));
+    transport.onRequest(BusAddresses.agentLogs(node.nodeId()), this::logs);
     vertx.setPeriodic(0, heartbeatMs, id -> heartbeat());
     return Future.succeededFuture();
   }
@@ -67,54 +80,47 @@ public final class AgentVerticle extends VerticleBase {
   }
 
   private void heartbeat() {
-    JsonObject beat = new JsonObject()
-        .put("node_id", node.id())
-        .put("boot_id", bootId)
-        .put("seq", ++sequence)
-        .put("gpu_vendor", node.vendor().id())
-        .put("cpu_cores", node.cpuCores())
-        .put("cpu_percent", node.cpuPercent())
-        .put("memory_total_gb", node.memoryGb())
-        .put("memory_used_mb", node.memoryUsedMb())
-        .put("cards", node.cardReports())
-        .put("active_tasks", new JsonArray(List.copyOf(known)))
-        .put("internal_ips", new JsonArray(node.internalIps()))
-        .put("labels", new JsonObject(Map.copyOf(node.labels())))
-        .put("topology", node.topologyLabel())
-        .put("location", new JsonObject(Map.copyOf(node.location())))
-        .put("dedicated_tenant", node.dedicatedTenant());
-    vertx.eventBus().<JsonObject>request(BusAddresses.NODE_HEARTBEAT, beat,
-            new DeliveryOptions().setSendTimeout(REQUEST_TIMEOUT_MS))
-        .onSuccess(reply -> {
-          reply.body().getJsonArray("run", new JsonArray()).forEach(task -> run((JsonObject) task));
-          reply.body().getJsonArray("stop", new JsonArray()).forEach(taskId -> stop((String) taskId));
+    if (beating) {
+      return;
+    }
+    beating = true;
+    vertx.executeBlocking(node::read)
+        .compose(reading -> {
+          lastReading = reading;
+          return transport.request(BusAddresses.NODE_HEARTBEAT,
+              reading.heartbeat(node.nodeId(), bootId, ++sequence, known));
         })
-        .onFailure(e -> LOG.log(Level.FINE, "heartbeat of " + node.id() + " not acknowledged", e));
+        .onComplete(done -> beating = false)
+        .onSuccess(reply -> {
+          reply.getJsonArray("run", new JsonArray()).forEach(task -> run((JsonObject) task));
+          reply.getJsonArray("stop", new JsonArray()).forEach(taskId -> stop((String) taskId));
+        })
+        .onFailure(e -> LOG.log(Level.FINE, "heartbeat of " + node.nodeId() + " not acknowledged", e));
   }
 
   private void run(JsonObject task) {
     String taskId = task.getString("task_id");
-    if (!known.add(taskId)) {
+    if (lastReading == null || !known.add(taskId)) {
       return;
     }
-    JsonObject claim = new JsonObject().put("task_id", taskId).put("node_id", node.id());
-    vertx.eventBus().<JsonObject>request(BusAddresses.TASK_CLAIM, claim,
-            new DeliveryOptions().setSendTimeout(REQUEST_TIMEOUT_MS))
+    JsonObject claim = new JsonObject().put("task_id", taskId).put("node_id", node.nodeId());
+    transport.request(BusAddresses.TASK_CLAIM, claim)
         .onSuccess(reply -> {
-          if (!reply.body().getBoolean("claimed", false)) {
+          if (!reply.getBoolean("claimed", false)) {
             known.remove(taskId);
             return;
           }
           executor.start(runSpec(task)).onComplete(ended -> report(taskId, ended.succeeded() ? ended.result()
               : new ExitReport(TaskStatus.FAILED, null, "AgentError", String.valueOf(ended.cause()), ""), 0));
-          if (stopBeforeStart.remove(taskId) != null) {
+          if (stopBeforeStart.remove(taskId)) {
             executor.stop(taskId);
           }
         })
         .onFailure(e -> known.remove(taskId));
   }
 
-  private RunSpec runSpec(JsonObject task) {
+  /** The task's environment: its own variables, then what HeteroFlow sets (which a task cannot override). */
+  RunSpec runSpec(JsonObject task) {
     Map<String, String> env = new HashMap<>();
     task.getJsonObject("env", new JsonObject()).forEach(entry -> env.put(entry.getKey(), String.valueOf(entry.getValue())));
     StringBuilder cards = new StringBuilder();
@@ -123,26 +129,35 @@ public final class AgentVerticle extends VerticleBase {
     }
     JsonObject shard = task.getJsonObject("shard");
     if (shard != null) {
-      // a shard sees only its card, with its memory and compute limits
       cards.append(shard.getInteger("card_index"));
       env.putAll(ShardQos.environment(shard.getString("qos"), shard.getLong("memory_mb"),
           shard.getInteger("compute_percent")));
     }
-    env.put(node.vendor().visibilityVariable(), cards.toString());
+    GpuVendor vendor = lastReading.vendor();
+    if (vendor != null) {
+      env.put(vendor.visibilityVariable(), cards.toString());
+    }
     Integer hostPort = task.getInteger("host_port");
     if (hostPort != null) {
       env.put("HETEROFLOW_HOST_PORT", String.valueOf(hostPort));
       env.put("PORT", String.valueOf(hostPort));
     }
     env.put("HETEROFLOW_TASK_ID", task.getString("task_id"));
-    env.put("HETEROFLOW_NODE_ID", node.id());
-    env.put("MASTER_ADDR", node.internalIps().get(0));
+    env.put("HETEROFLOW_NODE_ID", node.nodeId());
+    env.put("MASTER_ADDR", lastReading.internalIps().get(0));
     env.put("MASTER_PORT", String.valueOf(MASTER_PORT));
     env.put("WORLD_SIZE", "1");
     env.put("RANK", "0");
     List<String> command = task.getJsonArray("command", new JsonArray()).stream().map(String::valueOf).toList();
     return new RunSpec(task.getString("task_id"), task.getString("image"), command, env,
-        task.getInteger("timeout_seconds", 7200));
+        task.getInteger("timeout_seconds", 7200), vendor, cardList(task, shard));
+  }
+
+  private static List<Integer> cardList(JsonObject task, JsonObject shard) {
+    if (shard != null) {
+      return List.of(shard.getInteger("card_index"));
+    }
+    return task.getJsonArray("gpu_indices", new JsonArray()).stream().map(index -> ((Number) index).intValue()).toList();
   }
 
   private void stop(String taskId) {
@@ -150,7 +165,7 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     if (known.contains(taskId)) {
-      stopBeforeStart.put(taskId, true);
+      stopBeforeStart.add(taskId);
       return;
     }
     report(taskId, new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "stopped before it started", null), 0);
@@ -158,27 +173,25 @@ public final class AgentVerticle extends VerticleBase {
 
   /** Reports a result until the control plane answers (its CAS makes a repeated report harmless). */
   private void report(String taskId, ExitReport exit, int attempt) {
-    JsonObject body = new JsonObject().put("task_id", taskId).put("node_id", node.id())
+    JsonObject body = new JsonObject().put("task_id", taskId).put("node_id", node.nodeId())
         .put("outcome", exit.outcome().wire()).put("exit_code", exit.exitCode()).put("reason_code", exit.reasonCode())
         .put("message", exit.message()).put("log_tail", exit.logTail());
-    vertx.eventBus().<JsonObject>request(BusAddresses.TASK_REPORT, body,
-            new DeliveryOptions().setSendTimeout(REQUEST_TIMEOUT_MS))
+    transport.request(BusAddresses.TASK_REPORT, body)
         .onSuccess(reply -> known.remove(taskId))
         .onFailure(e -> {
           if (attempt < 100) {
             vertx.setTimer(REPORT_RETRY_MS, id -> report(taskId, exit, attempt + 1));
           } else {
-            LOG.warning("giving up reporting " + taskId + " from " + node.id() + ": " + e.getMessage());
+            LOG.warning("giving up reporting " + taskId + " from " + node.nodeId() + ": " + e.getMessage());
             known.remove(taskId);
           }
         });
   }
 
-  private void logs(Message<JsonObject> message) {
-    String taskId = message.body().getString("task_id", "");
-    int limit = message.body().getInteger("max_bytes", 1 << 20);
-    vertx.executeBlocking(() -> executor.logs(taskId, limit))
-        .onSuccess(text -> message.reply(new JsonObject().put("task_id", taskId).put("text", text)))
-        .onFailure(e -> message.fail(500, e.getMessage()));
+  private Future<JsonObject> logs(JsonObject request) {
+    String taskId = request.getString("task_id", "");
+    int limit = request.getInteger("max_bytes", 1 << 20);
+    return vertx.executeBlocking(() -> executor.logs(taskId, limit))
+        .map(text -> new JsonObject().put("task_id", taskId).put("text", text));
   }
 }

@@ -1,9 +1,14 @@
 package io.heteroflow.launcher;
 
 import io.heteroflow.agent.AgentVerticle;
+import io.heteroflow.agent.executor.DockerExecutor;
 import io.heteroflow.agent.executor.ProcessExecutor;
+import io.heteroflow.agent.executor.TaskExecutor;
+import io.heteroflow.agent.gpu.DetectionChain;
+import io.heteroflow.agent.gpu.LocalHostProbe;
+import io.heteroflow.agent.node.DetectingNodeSource;
+import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.agent.simulated.FleetFile;
-import io.heteroflow.agent.simulated.SimulatedNode;
 import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
@@ -13,6 +18,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -23,6 +30,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 
@@ -30,6 +38,8 @@ import java.util.concurrent.CountDownLatch;
 public final class Main {
   static final long HEARTBEAT_MS = 2000;
   static final Duration STOP_GRACE = Duration.ofSeconds(10);
+  /** {@code dev --fleet host}: one agent for this host's real GPUs instead of simulated nodes. */
+  static final String HOST_FLEET = "host";
 
   private Main() {}
 
@@ -63,13 +73,15 @@ public final class Main {
     System.out.println("""
         usage: java -jar heteroflow.jar <command> [options]
           dev     everything in one process: embedded PostgreSQL, control plane, simulated GPU agents
-                  [--http-port 8080] [--fleet conf/fleet-dev.yaml] [--data-dir DIR] [--config conf/config.yaml]
+                  [--http-port 8080] [--fleet conf/fleet-dev.yaml | host] [--data-dir DIR] [--config conf/config.yaml]
+                  (--fleet host: one agent for this machine's real GPUs instead of the simulated fleet)
           server  control plane on the clustered event bus against an external PostgreSQL
                   --pg-url postgresql://user:pass@host:5432/db (or HETEROFLOW_PG_URL) [--http-port 8080]
                   [--config conf/config.yaml]
                   [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME] [--cluster-config FILE]
-          agent   one node agent (lite cluster member)
-                  --simulate NODE_FILE [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME]
+          agent   one node agent (lite cluster member): detects this host's GPUs with the vendor tools, or
+                  --simulate NODE_FILE; [--node-id NAME] [--executor process|docker] [--log-dir DIR]
+                  [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME]
         The admin token is HETEROFLOW_ADMIN_TOKEN when set, else a random one printed at start-up.""");
   }
 
@@ -78,7 +90,8 @@ public final class Main {
     SchedulerConfig config = schedulerConfig(args);
     int port = args.port("--http-port", 8080);
     String fleetName = args.get("--fleet", null, "conf/fleet-dev.yaml");
-    List<SimulatedNode> fleet = FleetFile.read(fleetFile(fleetName));
+    List<NodeSource> fleet = HOST_FLEET.equals(fleetName) ? List.of(detectingNode(hostName()))
+        : List.copyOf(FleetFile.read(fleetFile(fleetName)));
     String dataDirFlag = args.get("--data-dir", null, null);
     String token = adminToken();
 
@@ -89,7 +102,7 @@ public final class Main {
     ControlPlane.Running running = await(ControlPlane.deploy(vertx, postgres.database(),
         ControlPlane.Options.defaults(port, token, config), registry));
     Path logs = postgres.taskLogs();
-    await(deployAgents(vertx, fleet, logs));
+    await(deployAgents(vertx, fleet, logs, false));
 
     Database db = postgres.database();
     System.out.println("HeteroFlow dev is up.");
@@ -97,7 +110,8 @@ public final class Main {
     System.out.println("  Admin token: " + token);
     System.out.println("  PostgreSQL:  postgresql://postgres:postgres@localhost:" + db.options().getPort()
         + "/postgres (data in " + postgres.root() + (dataDirFlag == null ? ", removed at exit)" : ")"));
-    System.out.println("  Fleet:       " + fleet.size() + " simulated nodes from " + fleetName);
+    System.out.println("  Fleet:       " + (HOST_FLEET.equals(fleetName) ? "this host's GPUs, detected"
+        : fleet.size() + " simulated nodes from " + fleetName));
     System.out.println("Press Ctrl-C to stop.");
     new CountDownLatch(1).await();
   }
@@ -122,29 +136,47 @@ public final class Main {
 
   private static void agent(List<String> argv) throws Exception {
     Set<String> flags = new HashSet<>(Cluster.FLAGS);
-    flags.add("--simulate");
+    flags.addAll(Set.of("--simulate", "--node-id", "--executor", "--log-dir"));
     Args args = new Args(argv, flags);
     String nodeFile = args.get("--simulate", null, null);
-    if (nodeFile == null) {
-      throw new IllegalArgumentException("--simulate NODE_FILE is required (GPU detection from vendor tools"
-          + " arrives with the full agent)");
+    String executor = args.get("--executor", "HETEROFLOW_EXECUTOR", "process");
+    if (!executor.equals("process") && !executor.equals("docker")) {
+      throw new IllegalArgumentException("--executor must be process or docker");
     }
-    List<SimulatedNode> nodes = FleetFile.read(Path.of(nodeFile));
+    List<NodeSource> nodes = nodeFile != null ? List.copyOf(FleetFile.read(Path.of(nodeFile)))
+        : List.of(detectingNode(args.get("--node-id", "HETEROFLOW_NODE_ID", hostName())));
+    String logDir = args.get("--log-dir", null, null);
+    Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
     Vertx vertx = Cluster.join(args, true, null);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
-    await(deployAgents(vertx, nodes, Files.createTempDirectory("heteroflow-agent-logs-")));
-    System.out.println("HeteroFlow agent is up for " + nodes.stream().map(SimulatedNode::id).toList());
+    await(deployAgents(vertx, nodes, logs, executor.equals("docker")));
+    System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()
+        + " (" + executor + " executor, task logs in " + logs + ")");
     new CountDownLatch(1).await();
   }
 
-  static Future<?> deployAgents(Vertx vertx, List<SimulatedNode> nodes, Path logDir) {
+  static Future<?> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker) {
     List<Future<?>> deployments = new ArrayList<>();
-    for (SimulatedNode node : nodes) {
-      ProcessExecutor executor = new ProcessExecutor(vertx, logDir.resolve(node.id()),
+    for (NodeSource node : nodes) {
+      ProcessExecutor processes = new ProcessExecutor(vertx, logDir.resolve(node.nodeId()),
           ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE);
+      TaskExecutor executor = docker ? new DockerExecutor(processes, "docker", (int) STOP_GRACE.toSeconds()) : processes;
       deployments.add(vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS)));
     }
     return Future.all(deployments);
+  }
+
+  /** This host as a node: GPUs found by the vendor detection chain. */
+  static NodeSource detectingNode(String nodeId) {
+    return new DetectingNodeSource(nodeId, new LocalHostProbe(), DetectionChain.standard(), Map.of());
+  }
+
+  static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName().replaceAll("[^A-Za-z0-9._-]", "-");
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
   }
 
   /** {@code --config FILE}, else conf/config.yaml in the working directory, else the defaults in the jar. */

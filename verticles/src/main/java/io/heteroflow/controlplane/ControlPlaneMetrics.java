@@ -48,6 +48,13 @@ public final class ControlPlaneMetrics {
     bindConflicts.increment();
   }
 
+  /** An offline sweep found every node silent at once and evicted none. */
+  public void massSilence() {
+    Counter.builder("heteroflow_mass_silence_sweeps")
+        .description("offline sweeps that found every node silent at once and marked none offline")
+        .register(registry).increment();
+  }
+
   public void ledgerDiscrepancy() {
     ledgerDiscrepancies.increment();
   }

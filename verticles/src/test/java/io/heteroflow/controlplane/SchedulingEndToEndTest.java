@@ -90,6 +90,28 @@ class SchedulingEndToEndTest {
   }
 
   @Test
+  void logsShowTheInjectedVariables() throws Exception {
+    String id = submit("{\"name\":\"env\",\"command\":[\"sh\",\"-c\",\"echo $HETEROFLOW_TASK_ID $MASTER_ADDR"
+        + " $MASTER_PORT $WORLD_SIZE $RANK $CUDA_VISIBLE_DEVICES\"],\"gpu_required\":2,\"gpu_type\":\"nvidia\"}");
+    JsonObject task = awaitStatus(id, "succeeded");
+    List<Object> cards = task.getJsonArray("gpus").getList();
+    assertEquals(id + " 127.0.0.1 29500 1 0 " + cards.get(0) + "," + cards.get(1) + "\n",
+        cp.call("GET", "/api/v1/tasks/" + id + "/logs", ADMIN, null).body());
+  }
+
+  @Test
+  void aTaskThatTrapsSigtermIsStoppedGracefully() throws Exception {
+    String id = submit("{\"name\":\"trap\",\"command\":[\"sh\",\"-c\",\"trap 'echo cleaning up; exit 0' TERM;"
+        + " echo ready; while true; do sleep 0.1; done\"]}");
+    awaitStatus(id, "running");
+    eventually(WAIT, "the task ready", () -> call("GET", "/api/v1/tasks/" + id + "/logs").equals("ready\n"));
+    cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
+    JsonObject stopped = awaitStatus(id, "stopped");
+    assertEquals(0, stopped.getInteger("exit_code"), "the trap ran and exited cleanly");
+    assertEquals("ready\ncleaning up\n", cp.call("GET", "/api/v1/tasks/" + id + "/logs", ADMIN, null).body());
+  }
+
+  @Test
   void aTaskPastItsTimeoutFails() throws Exception {
     String id = submit("{\"name\":\"slow\",\"command\":[\"sleep\",\"30\"],\"timeout_seconds\":1}");
     JsonObject task = awaitStatus(id, "failed");

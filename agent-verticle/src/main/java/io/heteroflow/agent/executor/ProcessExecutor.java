@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -19,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs each task's command as a local process on a worker pool of its own (never on an event loop), with
- * stdout and stderr captured to a log file. Stop: SIGTERM to the process tree, a grace period, then SIGKILL.
+ * stdout and stderr captured to a log file. Stop: SIGTERM to the process, a grace period, then SIGKILL.
  * A task that outlives its timeout is stopped the same way and fails.
  */
 public final class ProcessExecutor implements TaskExecutor {
@@ -29,6 +30,12 @@ public final class ProcessExecutor implements TaskExecutor {
   private final Path logDir;
   private final Duration grace;
   private final ExecutorService workers;
+  /** Stops and helper commands: never queued behind the running tasks that occupy every worker. */
+  private final ExecutorService control = Executors.newCachedThreadPool(runnable -> {
+    Thread thread = new Thread(runnable, "heteroflow-task-control");
+    thread.setDaemon(true);
+    return thread;
+  });
   private final Map<String, Running> running = new ConcurrentHashMap<>();
 
   private static final class Running {
@@ -81,6 +88,11 @@ public final class ProcessExecutor implements TaskExecutor {
         return new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "stopped before it started", "");
       }
       entry.process = builder.start();
+      if (entry.stopRequested) {
+        // a stop arrived while the process was being started: stop() saw no process to signal
+        Process started = entry.process;
+        control.execute(() -> terminate(started));
+      }
       boolean finished = entry.process.waitFor(spec.timeoutSeconds(), TimeUnit.SECONDS);
       if (!finished) {
         terminate(entry.process);
@@ -114,28 +126,45 @@ public final class ProcessExecutor implements TaskExecutor {
     entry.stopRequested = true;
     Process process = entry.process;
     if (process != null) {
-      workers.execute(() -> terminate(process));
+      control.execute(() -> terminate(process));
     }
     return true;
   }
 
-  /** SIGTERM to the process and its descendants, then SIGKILL to whatever is left after the grace period. */
+  /**
+   * SIGTERM to the task's process (like {@code docker stop} to PID 1), up to the grace period for it to exit,
+   * then SIGKILL to it and to every process it started that is still alive, so nothing outlives the task.
+   */
   private void terminate(Process process) {
-    process.descendants().forEach(ProcessHandle::destroy);
+    List<ProcessHandle> tree = process.descendants().toList();
     process.destroy();
     try {
       if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       process.destroyForcibly();
     }
+    tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
   }
 
   private static Integer exitCode(Process process) {
     return process.isAlive() ? null : process.exitValue();
+  }
+
+  /** Runs a helper command (e.g. {@code docker stop}) on the worker pool without waiting for it. */
+  void runDetached(List<String> command) {
+    control.execute(() -> {
+      try {
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start().waitFor(grace.toSeconds() + 30, TimeUnit.SECONDS);
+      } catch (IOException e) {
+        // the CLI is missing: the signal sent to the task's process is all we can do
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
   }
 
   @Override
@@ -168,5 +197,6 @@ public final class ProcessExecutor implements TaskExecutor {
     running.values().forEach(entry -> entry.stopRequested = true);
     running.values().stream().map(entry -> entry.process).filter(p -> p != null).forEach(this::terminate);
     workers.shutdownNow();
+    control.shutdownNow();
   }
 }

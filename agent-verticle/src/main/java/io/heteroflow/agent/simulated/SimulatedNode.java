@@ -1,8 +1,9 @@
 package io.heteroflow.agent.simulated;
 
+import io.heteroflow.agent.gpu.DetectedCard;
+import io.heteroflow.agent.node.NodeReading;
+import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.protocol.GpuVendor;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +16,7 @@ import java.util.StringJoiner;
 public record SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
                             double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
                             List<Integer> numa, Map<String, String> labels, Map<String, String> location,
-                            List<String> internalIps, String dedicatedTenant) {
+                            List<String> internalIps, String dedicatedTenant) implements NodeSource {
 
   public SimulatedNode {
     nvlinkDomains = nvlinkDomains == null ? List.of() : nvlinkDomains.stream().map(List::copyOf).toList();
@@ -25,20 +26,20 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
     internalIps = internalIps == null || internalIps.isEmpty() ? List.of("127.0.0.1") : List.copyOf(internalIps);
   }
 
-  public JsonArray cardReports() {
-    JsonArray reports = new JsonArray();
+  @Override
+  public String nodeId() {
+    return id;
+  }
+
+  @Override
+  public NodeReading read() {
+    List<DetectedCard> detected = new ArrayList<>();
     for (int index = 0; index < cards; index++) {
-      reports.add(new JsonObject()
-          .put("index", index)
-          .put("uuid", "SIM-" + id + "-" + index)
-          .put("model", model)
-          .put("memory_total_mb", cardMemoryMb)
-          .put("memory_used_mb", 0)
-          .put("utilization_percent", 0)
-          .put("temperature_c", 40)
-          .put("numa_node", index < numa.size() ? numa.get(index) : null));
+      detected.add(new DetectedCard(index, "SIM-" + id + "-" + index, model, cardMemoryMb, 0, 0, 40,
+          index < numa.size() ? numa.get(index) : null));
     }
-    return reports;
+    return new NodeReading(vendor, detected, cpuCores, cpuPercent, memoryGb, memoryUsedMb, internalIps, labels,
+        topologyLabel(), location, dedicatedTenant);
   }
 
   /**

@@ -40,8 +40,15 @@ public final class NodeRegistryVerticle extends VerticleBase {
     vertx.eventBus().<JsonObject>consumer(BusAddresses.TASK_REPORT, this::report);
     vertx.setPeriodic(Math.max(1000, offlineGraceSeconds * 1000L / 3), id -> services.nodes()
         .markSilentNodesOffline(offlineGraceSeconds)
-        .onSuccess(ids -> ids.forEach(node -> LOG.info("node " + node + " is offline: no heartbeat for "
-            + offlineGraceSeconds + " s")))
+        .onSuccess(sweep -> {
+          sweep.markedOffline().forEach(node -> LOG.info("node " + node + " is offline: no heartbeat for "
+              + offlineGraceSeconds + " s"));
+          if (sweep.everyNodeSilent()) {
+            services.metrics().massSilence();
+            LOG.warning("every node went silent at once: treated as a control-plane-side disruption, none marked"
+                + " offline");
+          }
+        })
         .onFailure(e -> LOG.log(Level.FINE, "offline sweep failed", e)));
     vertx.setPeriodic(ledgerCheckMs, id -> services.nodes().reconcileLedger()
         .onSuccess(corrections -> corrections.forEach(correction -> {

@@ -101,12 +101,32 @@ public final class NodeStore {
         })));
   }
 
-  /** Marks nodes whose last heartbeat (receipt time, database clock) is older than the grace period offline. */
-  public Future<List<String>> markSilentNodesOffline(int graceSeconds) {
-    return pool.preparedQuery(Sql.MARK_SILENT_NODES_OFFLINE).execute(Tuple.of((double) graceSeconds)).map(rows -> {
-      List<String> ids = new ArrayList<>();
-      rows.forEach(row -> ids.add(row.getString("id")));
-      return ids;
+  /** The outcome of an offline sweep: the nodes marked offline, or that every node was silent at once. */
+  public record Sweep(List<String> markedOffline, boolean everyNodeSilent) {
+  }
+
+  /**
+   * Marks nodes whose last heartbeat (receipt time, database clock) is older than the grace period offline.
+   * When every live node (two or more) is silent at once, nothing is marked: that is a disruption on the
+   * control plane's side (a pause, a partition, a restart), not a fleet that died together.
+   */
+  public Future<Sweep> markSilentNodesOffline(int graceSeconds) {
+    Tuple grace = Tuple.of((double) graceSeconds);
+    return pool.preparedQuery(Sql.SILENCE).execute(grace).compose(counts -> {
+      Row row = counts.iterator().next();
+      long live = row.getLong("live");
+      long silent = row.getLong("silent");
+      if (silent == 0) {
+        return Future.succeededFuture(new Sweep(List.of(), false));
+      }
+      if (live >= 2 && silent == live) {
+        return Future.succeededFuture(new Sweep(List.of(), true));
+      }
+      return pool.preparedQuery(Sql.MARK_SILENT_NODES_OFFLINE).execute(grace).map(rows -> {
+        List<String> ids = new ArrayList<>();
+        rows.forEach(marked -> ids.add(marked.getString("id")));
+        return new Sweep(ids, false);
+      });
     });
   }
 

@@ -142,6 +142,9 @@ final class Sql {
       + " utilization_percent = EXCLUDED.utilization_percent, temperature_c = EXCLUDED.temperature_c,"
       + " numa_node = EXCLUDED.numa_node";
   static final String DELETE_CARDS_FROM = "DELETE FROM cards WHERE node_id = $1 AND gpu_index >= $2";
+  /** How many live nodes there are, and how many of them are silent past the grace period. */
+  static final String SILENCE = "SELECT count(*) AS live, count(*) FILTER (WHERE last_heartbeat_at < now()"
+      + " - make_interval(secs => $1)) AS silent FROM nodes WHERE status <> 'offline'";
   static final String MARK_SILENT_NODES_OFFLINE = "UPDATE nodes SET status = 'offline', version = version + 1"
       + " WHERE status <> 'offline' AND last_heartbeat_at < now() - make_interval(secs => $1) RETURNING id";
   static final String TASKS_FOR_AGENT = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE node_id = $1"

@@ -1,0 +1,80 @@
+package io.heteroflow.agent.executor;
+
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Runs each task as a container through the docker CLI in the foreground ({@code docker run --rm}), so the
+ * process executor underneath captures its logs, enforces the timeout and reports the container's exit code.
+ * Stop: SIGTERM through the CLI's signal proxy, then {@code docker stop --time 10} (SIGTERM, 10 s, SIGKILL).
+ */
+public final class DockerExecutor implements TaskExecutor {
+  private final ProcessExecutor processes;
+  private final String docker;
+  private final int graceSeconds;
+
+  public DockerExecutor(ProcessExecutor processes, String dockerBinary, int graceSeconds) {
+    this.processes = processes;
+    this.docker = dockerBinary;
+    this.graceSeconds = graceSeconds;
+  }
+
+  public static String containerName(String taskId) {
+    return "heteroflow-" + taskId.replaceAll("[^A-Za-z0-9_.-]", "_");
+  }
+
+  /** The full {@code docker run} command line for a task (tested; docker itself need not run in tests). */
+  public List<String> runCommand(RunSpec spec) {
+    if (spec.image() == null || spec.image().isBlank()) {
+      throw new IllegalArgumentException("the docker executor needs an image");
+    }
+    List<String> command = new ArrayList<>(List.of(docker, "run", "--rm", "--name", containerName(spec.taskId()),
+        "--stop-timeout", String.valueOf(graceSeconds), "--network", "host"));
+    command.addAll(DockerDevices.flags(spec.vendor(), spec.cards()));
+    Map<String, String> env = new TreeMap<>(spec.env());
+    if (spec.vendor() != null && env.containsKey(spec.vendor().visibilityVariable()) && !spec.cards().isEmpty()) {
+      env.put(spec.vendor().visibilityVariable(), DockerDevices.visibleInside(spec.vendor(), spec.cards()));
+    }
+    env.forEach((key, value) -> {
+      command.add("--env");
+      command.add(key + "=" + value);
+    });
+    command.add(spec.image());
+    command.addAll(spec.command());
+    return command;
+  }
+
+  @Override
+  public Future<ExitReport> start(RunSpec spec) {
+    List<String> command;
+    try {
+      command = runCommand(spec);
+    } catch (IllegalArgumentException e) {
+      return Future.succeededFuture(new ExitReport(io.heteroflow.protocol.TaskStatus.FAILED, null, "StartFailed",
+          e.getMessage(), ""));
+    }
+    return processes.start(spec.withCommand(command, Map.of()));
+  }
+
+  @Override
+  public boolean stop(String taskId) {
+    boolean running = processes.stop(taskId);
+    if (running) {
+      processes.runDetached(List.of(docker, "stop", "--time", String.valueOf(graceSeconds), containerName(taskId)));
+    }
+    return running;
+  }
+
+  @Override
+  public String logs(String taskId, int maxBytes) {
+    return processes.logs(taskId, maxBytes);
+  }
+
+  @Override
+  public void close() {
+    processes.close();
+  }
+}

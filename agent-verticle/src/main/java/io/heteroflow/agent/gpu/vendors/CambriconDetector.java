@@ -1,0 +1,175 @@
+package io.heteroflow.agent.gpu.vendors;
+
+import io.heteroflow.agent.gpu.DetectedCard;
+import io.heteroflow.agent.gpu.GpuDetector;
+import io.heteroflow.agent.gpu.HostProbe;
+import io.heteroflow.agent.gpu.ToolOutputException;
+import io.heteroflow.protocol.GpuVendor;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Cambricon MLU cards, read from the plain {@code cnmon} table. Each card is a block of two rows between
+ * {@code +---+} borders; columns are found by their header names (the header's third column differs by cnmon
+ * version: {@code SR-IOV}, {@code Mode}, {@code vMemory-Usage}), never by character offsets.
+ *
+ * <p>Not {@code cnmon info -j}: that writes {@code cnmon_info.json} into the working directory instead of printing
+ * JSON, so it would litter the agent's directory and race between agents sharing one, and no real sample of that
+ * JSON was found to test against. The table reports no UUID or NUMA node, so those stay null.
+ */
+public final class CambriconDetector implements GpuDetector {
+  static final String TOOL = "cnmon";
+  private static final Pattern MEMORY_USAGE = Pattern.compile("(\\d+)\\s*MiB\\s*/\\s*(\\d+)\\s*MiB");
+  private static final Pattern NUMBER_WITH_UNIT = Pattern.compile("(\\d+)\\s*(%|C)?");
+
+  @Override
+  public GpuVendor vendor() {
+    return GpuVendor.CAMBRICON;
+  }
+
+  @Override
+  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
+    Optional<String> output = host.run(TOOL);
+    if (output.isEmpty()) {
+      return List.of();
+    }
+    try {
+      return readCardTable(output.get());
+    } catch (RuntimeException unexpected) {
+      throw new ToolOutputException(TOOL + " output could not be read: " + unexpected);
+    }
+  }
+
+  private static List<DetectedCard> readCardTable(String output) throws ToolOutputException {
+    List<String> lines = output.lines().map(String::strip).toList();
+    int header = -1;
+    for (int i = 0; i < lines.size() && header < 0; i++) {
+      if (isRow(lines.get(i)) && firstToken(cells(lines.get(i)).get(0)).equals("Card")) {
+        header = i;
+      }
+    }
+    if (header < 0 || header + 1 >= lines.size() || !isRow(lines.get(header + 1))) {
+      throw new ToolOutputException(TOOL + " printed no card table (no 'Card VF Name' header rows)");
+    }
+    List<String> nameHeader = cells(lines.get(header));
+    List<String> usageHeader = cells(lines.get(header + 1));
+    List<DetectedCard> cards = new ArrayList<>();
+    List<List<String>> block = new ArrayList<>();
+    int lineNumber = header + 2;
+    for (; lineNumber < lines.size() && !lines.get(lineNumber).isEmpty(); lineNumber++) {
+      String line = lines.get(lineNumber);
+      if (isBorder(line)) {
+        if (block.size() == 1) {
+          throw new ToolOutputException(TOOL + ": card block ending at line " + (lineNumber + 1) + " has one row, not two");
+        }
+        if (block.size() == 2) {
+          cards.add(card(nameHeader, block.get(0), usageHeader, block.get(1)));
+        }
+        block.clear();
+      } else if (isRow(line) && block.size() < 2) {
+        List<String> row = cells(line);
+        int expected = block.isEmpty() ? nameHeader.size() : usageHeader.size();
+        if (row.size() != expected) {
+          throw new ToolOutputException(TOOL + ": line " + (lineNumber + 1) + " has " + row.size()
+              + " columns, the header has " + expected + ": '" + line + "'");
+        }
+        block.add(row);
+      } else {
+        throw new ToolOutputException(TOOL + ": unexpected line " + (lineNumber + 1) + " in the card table: '" + line + "'");
+      }
+    }
+    if (!block.isEmpty() || !isBorder(lines.get(lineNumber - 1))) {
+      throw new ToolOutputException(TOOL + " card table is cut off after " + cards.size() + " card(s)");
+    }
+    return List.copyOf(cards);
+  }
+
+  private static DetectedCard card(List<String> nameHeader, List<String> nameRow, List<String> usageHeader,
+                                   List<String> usageRow) throws ToolOutputException {
+    String index = field(nameHeader, nameRow, "Card");
+    if (!index.matches("\\d+")) {
+      throw new ToolOutputException(TOOL + ": card index '" + index + "' is not a number");
+    }
+    String memory = field(usageHeader, usageRow, "Memory-Usage");
+    Matcher usedOfTotal = MEMORY_USAGE.matcher(memory);
+    if (!usedOfTotal.matches()) {
+      throw new ToolOutputException(TOOL + ": card " + index + " memory '" + memory + "' is not 'used MiB/ total MiB'");
+    }
+    return new DetectedCard(Integer.parseInt(index), null, field(nameHeader, nameRow, "Name"),
+        Long.parseLong(usedOfTotal.group(2)), Long.parseLong(usedOfTotal.group(1)),
+        number(field(nameHeader, nameRow, "Util"), "utilisation"),
+        number(field(usageHeader, usageRow, "Temp"), "temperature"), null);
+  }
+
+  /**
+   * The value under {@code name} in a row. A header cell holding several names ("Fan Temp Pwr:Usage/Cap") maps
+   * tokens one to one, except that its free-text column (Name or Pwr:Usage/Cap, else the last) takes the spare tokens.
+   */
+  private static String field(List<String> header, List<String> row, String name) throws ToolOutputException {
+    for (int cell = 0; cell < header.size(); cell++) {
+      List<String> names = tokens(header.get(cell));
+      int position = names.indexOf(name);
+      if (position < 0) {
+        continue;
+      }
+      List<String> values = tokens(row.get(cell));
+      if (names.size() == 1) {
+        return String.join(" ", values);
+      }
+      if (values.size() < names.size()) {
+        throw new ToolOutputException(TOOL + ": '" + row.get(cell) + "' has fewer values than '" + header.get(cell) + "'");
+      }
+      int wide = names.contains("Name") ? names.indexOf("Name")
+          : names.contains("Pwr:Usage/Cap") ? names.indexOf("Pwr:Usage/Cap") : names.size() - 1;
+      int spare = values.size() - names.size();
+      if (position < wide) {
+        return values.get(position);
+      }
+      if (position > wide) {
+        return values.get(position + spare);
+      }
+      return String.join(" ", values.subList(wide, wide + spare + 1));
+    }
+    throw new ToolOutputException(TOOL + ": the card table has no '" + name + "' column");
+  }
+
+  private static int number(String text, String what) throws ToolOutputException {
+    if (text.equals("N/A")) {
+      return 0;
+    }
+    Matcher matcher = NUMBER_WITH_UNIT.matcher(text);
+    if (!matcher.matches()) {
+      throw new ToolOutputException(TOOL + ": " + what + " '" + text + "' is not a number");
+    }
+    return Integer.parseInt(matcher.group(1));
+  }
+
+  private static boolean isRow(String line) {
+    return line.startsWith("|") && !isBorder(line);
+  }
+
+  private static boolean isBorder(String line) {
+    return !line.isEmpty() && line.chars().allMatch(c -> c == '+' || c == '-' || c == '=' || c == '|');
+  }
+
+  /** The cells between the bars of a row, stripped; a row that does not end with a bar was cut off. */
+  private static List<String> cells(String row) throws ToolOutputException {
+    if (row.length() < 2 || !row.endsWith("|")) {
+      throw new ToolOutputException(TOOL + ": table row is cut off: '" + row + "'");
+    }
+    return Arrays.stream(row.substring(1, row.length() - 1).split("\\|", -1)).map(String::strip).toList();
+  }
+
+  private static List<String> tokens(String cell) {
+    return cell.isBlank() ? List.of() : List.of(cell.strip().split("\\s+"));
+  }
+
+  private static String firstToken(String cell) {
+    List<String> tokens = tokens(cell);
+    return tokens.isEmpty() ? "" : tokens.get(0);
+  }
+}

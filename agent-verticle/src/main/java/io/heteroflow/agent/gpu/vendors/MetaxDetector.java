@@ -1,0 +1,190 @@
+package io.heteroflow.agent.gpu.vendors;
+
+import io.heteroflow.agent.gpu.DetectedCard;
+import io.heteroflow.agent.gpu.GpuDetector;
+import io.heteroflow.agent.gpu.HostProbe;
+import io.heteroflow.agent.gpu.ToolOutputException;
+import io.heteroflow.protocol.GpuVendor;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * MetaX GPUs, read from the plain {@code mx-smi} table. Each GPU is a block of two rows between {@code +---+}
+ * borders; columns are found by header name, so both layouts seen so far read the same way: 2.1/2.2
+ * ({@code GPU NAME | Bus-id | GPU-Util}) and 2.2.9 ({@code Board Name | GPU Persist-M | Bus-id | GPU-Util sGPU-M}).
+ * The index is the {@code GPU} column (what CUDA_VISIBLE_DEVICES counts), not the board.
+ *
+ * <p>The model is normalised to the compact form {@code MXC550}: mx-smi 2.1.x prints {@code MXC550}, 2.2.x prints
+ * {@code MetaX C550}. The compact form has no space, so it is safe in labels and selectors. The table reports
+ * no UUID or NUMA node, so those stay null. When the header's "Attached GPUs" count disagrees with the table,
+ * the output was cut off.
+ */
+public final class MetaxDetector implements GpuDetector {
+  static final String TOOL = "mx-smi";
+  private static final Pattern MEMORY_USAGE = Pattern.compile("(\\d+)\\s*(?:MiB)?\\s*/\\s*(\\d+)\\s*MiB");
+  private static final Pattern NUMBER_WITH_UNIT = Pattern.compile("(\\d+)\\s*(%|C)?");
+  private static final Pattern SPELLED_OUT_MODEL = Pattern.compile("(?i)metax\\s+(\\S+)");
+  private static final List<String> FREE_TEXT_COLUMNS = List.of("NAME", "Name", "Power", "Pwr:Usage/Cap");
+  private static final Pattern ATTACHED_GPUS = Pattern.compile("Attached GPUs\\s*:\\s*(\\d+)");
+
+  @Override
+  public GpuVendor vendor() {
+    return GpuVendor.METAX;
+  }
+
+  @Override
+  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
+    Optional<String> output = host.run(TOOL);
+    if (output.isEmpty()) {
+      return List.of();
+    }
+    try {
+      return readGpuTable(output.get());
+    } catch (RuntimeException unexpected) {
+      throw new ToolOutputException(TOOL + " output could not be read: " + unexpected);
+    }
+  }
+
+  /** {@code MetaX C550} and {@code MXC550} both become {@code MXC550}; anything else is kept as printed. */
+  static String normalisedModel(String printed) {
+    Matcher spelledOut = SPELLED_OUT_MODEL.matcher(printed);
+    return spelledOut.matches() ? "MX" + spelledOut.group(1) : printed;
+  }
+
+  private static List<DetectedCard> readGpuTable(String output) throws ToolOutputException {
+    List<String> lines = output.lines().map(String::strip).toList();
+    int header = -1;
+    Integer attached = null;
+    for (int i = 0; i < lines.size() && header < 0; i++) {
+      Matcher count = ATTACHED_GPUS.matcher(lines.get(i));
+      if (count.matches()) {
+        attached = Integer.valueOf(count.group(1));
+      } else if (isRow(lines.get(i)) && tokens(String.join(" ", cells(lines.get(i)))).contains("Bus-id")) {
+        header = i;
+      }
+    }
+    if (header < 0 || header + 1 >= lines.size() || !isRow(lines.get(header + 1))) {
+      throw new ToolOutputException(TOOL + " printed no GPU table (no 'Bus-id' header rows)");
+    }
+    List<String> nameHeader = cells(lines.get(header));
+    List<String> usageHeader = cells(lines.get(header + 1));
+    List<DetectedCard> cards = new ArrayList<>();
+    List<List<String>> block = new ArrayList<>();
+    int lineNumber = header + 2;
+    for (; lineNumber < lines.size() && !lines.get(lineNumber).isEmpty(); lineNumber++) {
+      String line = lines.get(lineNumber);
+      if (isBorder(line)) {
+        if (block.size() == 1) {
+          throw new ToolOutputException(TOOL + ": GPU block ending at line " + (lineNumber + 1) + " has one row, not two");
+        }
+        if (block.size() == 2) {
+          cards.add(card(nameHeader, block.get(0), usageHeader, block.get(1)));
+        }
+        block.clear();
+      } else if (isRow(line) && block.size() < 2) {
+        List<String> row = cells(line);
+        int expected = block.isEmpty() ? nameHeader.size() : usageHeader.size();
+        if (row.size() != expected) {
+          throw new ToolOutputException(TOOL + ": line " + (lineNumber + 1) + " has " + row.size()
+              + " columns, the header has " + expected + ": '" + line + "'");
+        }
+        block.add(row);
+      } else {
+        throw new ToolOutputException(TOOL + ": unexpected line " + (lineNumber + 1) + " in the GPU table: '" + line + "'");
+      }
+    }
+    if (!block.isEmpty() || !isBorder(lines.get(lineNumber - 1))) {
+      throw new ToolOutputException(TOOL + " GPU table is cut off after " + cards.size() + " GPU(s)");
+    }
+    if (attached != null && attached != cards.size()) {
+      throw new ToolOutputException(TOOL + " reports " + attached + " attached GPUs but its table lists "
+          + cards.size() + " (output cut off?)");
+    }
+    return List.copyOf(cards);
+  }
+
+  private static DetectedCard card(List<String> nameHeader, List<String> nameRow, List<String> usageHeader,
+                                   List<String> usageRow) throws ToolOutputException {
+    String index = field(nameHeader, nameRow, "GPU");
+    if (!index.matches("\\d+")) {
+      throw new ToolOutputException(TOOL + ": GPU index '" + index + "' is not a number");
+    }
+    String memory = field(usageHeader, usageRow, "Memory-Usage");
+    Matcher usedOfTotal = MEMORY_USAGE.matcher(memory);
+    if (!usedOfTotal.matches()) {
+      throw new ToolOutputException(TOOL + ": GPU " + index + " memory '" + memory + "' is not 'used/total MiB'");
+    }
+    String model = nameHeader.stream().anyMatch(cell -> tokens(cell).contains("NAME"))
+        ? field(nameHeader, nameRow, "NAME") : field(nameHeader, nameRow, "Name");
+    return new DetectedCard(Integer.parseInt(index), null, normalisedModel(model),
+        Long.parseLong(usedOfTotal.group(2)), Long.parseLong(usedOfTotal.group(1)),
+        number(field(nameHeader, nameRow, "GPU-Util"), "utilisation"),
+        number(field(usageHeader, usageRow, "Temp"), "temperature"), null);
+  }
+
+  /**
+   * The value under {@code name} in a row. A header cell holding several names ("Temp Pwr:Usage/Cap") maps tokens
+   * one to one, except that its free-text column (NAME/Name, Power or Pwr:Usage/Cap, else the last) takes the spares.
+   */
+  private static String field(List<String> header, List<String> row, String name) throws ToolOutputException {
+    for (int cell = 0; cell < header.size(); cell++) {
+      List<String> names = tokens(header.get(cell));
+      int position = names.indexOf(name);
+      if (position < 0) {
+        continue;
+      }
+      List<String> values = tokens(row.get(cell));
+      if (names.size() == 1) {
+        return String.join(" ", values);
+      }
+      if (values.size() < names.size()) {
+        throw new ToolOutputException(TOOL + ": '" + row.get(cell) + "' has fewer values than '" + header.get(cell) + "'");
+      }
+      int wide = names.size() - 1;
+      for (String freeText : FREE_TEXT_COLUMNS) {
+        wide = names.contains(freeText) ? names.indexOf(freeText) : wide;
+      }
+      int spare = values.size() - names.size();
+      if (position != wide) {
+        return values.get(position < wide ? position : position + spare);
+      }
+      return String.join(" ", values.subList(wide, wide + spare + 1));
+    }
+    throw new ToolOutputException(TOOL + ": the GPU table has no '" + name + "' column");
+  }
+
+  private static int number(String text, String what) throws ToolOutputException {
+    if (text.equals("N/A")) {
+      return 0;
+    }
+    Matcher matcher = NUMBER_WITH_UNIT.matcher(text);
+    if (!matcher.matches()) {
+      throw new ToolOutputException(TOOL + ": " + what + " '" + text + "' is not a number");
+    }
+    return Integer.parseInt(matcher.group(1));
+  }
+
+  private static boolean isRow(String line) {
+    return line.startsWith("|") && !isBorder(line);
+  }
+
+  private static boolean isBorder(String line) {
+    return !line.isEmpty() && line.chars().allMatch(c -> c == '+' || c == '-' || c == '=' || c == '|');
+  }
+
+  /** The cells between the bars of a row, stripped; a row that does not end with a bar was cut off. */
+  private static List<String> cells(String row) throws ToolOutputException {
+    if (row.length() < 2 || !row.endsWith("|")) {
+      throw new ToolOutputException(TOOL + ": table row is cut off: '" + row + "'");
+    }
+    return Arrays.stream(row.substring(1, row.length() - 1).split("\\|", -1)).map(String::strip).toList();
+  }
+
+  private static List<String> tokens(String cell) {
+    return cell.isBlank() ? List.of() : List.of(cell.strip().split("\\s+"));
+  }
+}

@@ -1,0 +1,22 @@
+package io.heteroflow.agent.transport;
+
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The only way the agent speaks to the control plane: JSON messages on the addresses of BusAddresses. Today
+ * the clustered event bus ({@link EventBusTransport}); for fleets of thousands a TCP event-bus bridge client
+ * implements the same three methods without touching detection or execution.
+ */
+public interface AgentTransport {
+  /** Request-reply; fails on timeout or when the receiver fails the message. */
+  Future<JsonObject> request(String address, JsonObject body);
+
+  /** Fire-and-forget messages sent to this agent. */
+  void onMessage(String address, Consumer<JsonObject> handler);
+
+  /** Requests sent to this agent; the handler's future is the reply. */
+  void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler);
+}

@@ -1,0 +1,36 @@
+package io.heteroflow.agent.transport;
+
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
+import io.vertx.core.json.JsonObject;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/** {@link AgentTransport} over the Vert.x event bus (local in dev, Hazelcast-clustered otherwise). */
+public final class EventBusTransport implements AgentTransport {
+  private final EventBus bus;
+  private final DeliveryOptions options;
+
+  public EventBusTransport(EventBus bus, long timeoutMs) {
+    this.bus = bus;
+    this.options = new DeliveryOptions().setSendTimeout(timeoutMs);
+  }
+
+  @Override
+  public Future<JsonObject> request(String address, JsonObject body) {
+    return bus.<JsonObject>request(address, body, options).map(reply -> reply.body());
+  }
+
+  @Override
+  public void onMessage(String address, Consumer<JsonObject> handler) {
+    bus.<JsonObject>consumer(address, message -> handler.accept(message.body()));
+  }
+
+  @Override
+  public void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
+    bus.<JsonObject>consumer(address, message -> handler.apply(message.body())
+        .onSuccess(message::reply)
+        .onFailure(e -> message.fail(500, String.valueOf(e.getMessage()))));
+  }
+}

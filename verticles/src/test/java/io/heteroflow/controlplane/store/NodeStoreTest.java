@@ -1,0 +1,75 @@
+package io.heteroflow.controlplane.store;
+
+import static io.heteroflow.testsupport.ControlPlaneHarness.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.heteroflow.testsupport.StoreFixture;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Heartbeats applied idempotently, liveness by receipt time, and no mass eviction when everything goes quiet. */
+class NodeStoreTest {
+  private static StoreFixture store;
+
+  @BeforeAll
+  static void start() throws Exception {
+    store = new StoreFixture(4);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    store.close();
+  }
+
+  private static JsonObject beat(String node, String boot, long seq, double cpu) {
+    return new JsonObject().put("node_id", node).put("boot_id", boot).put("seq", seq).put("gpu_vendor", "nvidia")
+        .put("cpu_cores", 8).put("cpu_percent", cpu).put("memory_total_gb", 64.0).put("memory_used_mb", 1024)
+        .put("cards", new JsonArray().add(new JsonObject().put("index", 0).put("memory_total_mb", 1000)))
+        .put("location", new JsonObject().put("rack", "from-agent"));
+  }
+
+  @Test
+  void anOlderSequenceNeverOverwritesANewerOne() throws Exception {
+    assertTrue(await(store.nodes.applyHeartbeat(beat("hb-1", "boot-a", 5, 10))));
+    assertFalse(await(store.nodes.applyHeartbeat(beat("hb-1", "boot-a", 4, 99))), "late heartbeat ignored");
+    assertFalse(await(store.nodes.applyHeartbeat(beat("hb-1", "boot-a", 5, 99))), "duplicate ignored");
+    assertEquals(10.0, await(store.nodes.get("hb-1")).orElseThrow().info().cpuPercent());
+    assertTrue(await(store.nodes.applyHeartbeat(beat("hb-1", "boot-b", 1, 20))), "a restarted agent starts over");
+    assertEquals(20.0, await(store.nodes.get("hb-1")).orElseThrow().info().cpuPercent());
+  }
+
+  @Test
+  void anAdminsLocationIsNeverOverwrittenByHeartbeats() throws Exception {
+    await(store.nodes.applyHeartbeat(beat("hb-2", "b", 1, 1)));
+    assertEquals("from-agent", await(store.nodes.get("hb-2")).orElseThrow().info().rack());
+    await(store.nodes.setLocation("hb-2", "r", "z", "admin-rack"));
+    await(store.nodes.applyHeartbeat(beat("hb-2", "b", 2, 1)));
+    assertEquals("admin-rack", await(store.nodes.get("hb-2")).orElseThrow().info().rack());
+  }
+
+  @Test
+  void silentNodesGoOfflineButNeverAllAtOnce() throws Exception {
+    for (String node : List.of("live-1", "live-2", "live-3")) {
+      await(store.nodes.applyHeartbeat(beat(node, "b", 1, 1)));
+    }
+    store.query("UPDATE nodes SET last_heartbeat_at = now() - interval '1 hour' WHERE status <> 'offline'");
+    NodeStore.Sweep everyone = await(store.nodes.markSilentNodesOffline(15));
+    assertTrue(everyone.everyNodeSilent());
+    assertEquals(List.of(), everyone.markedOffline(), "a control-plane-side disruption evicts nobody");
+
+    await(store.nodes.applyHeartbeat(beat("live-1", "b", 2, 1)));
+    NodeStore.Sweep some = await(store.nodes.markSilentNodesOffline(15));
+    assertFalse(some.everyNodeSilent());
+    assertTrue(some.markedOffline().containsAll(List.of("live-2", "live-3")));
+    assertFalse(some.markedOffline().contains("live-1"));
+    assertEquals("offline", await(store.nodes.get("live-2")).orElseThrow().info().status());
+    await(store.nodes.applyHeartbeat(beat("live-2", "b", 2, 1)));
+    assertEquals("online", await(store.nodes.get("live-2")).orElseThrow().info().status(), "back with its next heartbeat");
+  }
+}
