@@ -46,6 +46,7 @@ public final class AgentVerticle extends VerticleBase {
   private AgentTransport transport;
   private NodeReading lastReading;
   private long sequence;
+  private long highestTerm;
   private boolean beating;
 
   public AgentVerticle(NodeSource node, TaskExecutor executor, long heartbeatMs) {
@@ -64,7 +65,7 @@ public final class AgentVerticle extends VerticleBase {
     if (transport == null) {
       transport = new EventBusTransport(vertx.eventBus(), REQUEST_TIMEOUT_MS);
     }
-    transport.onMessage(BusAddresses.agentRun(node.nodeId()), this::run);
+    transport.onMessage(BusAddresses.agentRun(node.nodeId()), this::pushed);
     transport.onMessage(BusAddresses.agentStop(node.nodeId()), message -> stop(message.getString("task_id")));
     transport.onRequest(BusAddresses.agentLogs(node.nodeId()), this::logs);
     vertx.setPeriodic(0, heartbeatMs, id -> heartbeat());
@@ -96,6 +97,21 @@ public final class AgentVerticle extends VerticleBase {
           reply.getJsonArray("stop", new JsonArray()).forEach(taskId -> stop((String) taskId));
         })
         .onFailure(e -> LOG.log(Level.FINE, "heartbeat of " + node.nodeId() + " not acknowledged", e));
+  }
+
+  /**
+   * A run pushed by a leader at bind. A push from a term older than one already seen (a deposed leader that
+   * has not noticed yet) is ignored: if its task is real, the heartbeat reconciliation, read from
+   * PostgreSQL, delivers it.
+   */
+  private void pushed(JsonObject task) {
+    long term = task.getLong("term", 0L);
+    if (term < highestTerm) {
+      LOG.info("ignoring a run from term " + term + " on " + node.nodeId() + ": term " + highestTerm + " seen");
+      return;
+    }
+    highestTerm = term;
+    run(task);
   }
 
   private void run(JsonObject task) {

@@ -17,6 +17,9 @@ public final class BusAddresses {
   /** api → scheduler loop, fire-and-forget: a task was created or resources were freed. */
   public static final String SCHEDULER_KICK = "heteroflow.scheduler.kick";
 
+  /** control plane, published when this or another member becomes leader: {member_id, term}. */
+  public static final String LEADERSHIP_CHANGED = "heteroflow.leadership.changed";
+
   private static final String AGENT_PREFIX = "heteroflow.agent.";
 
   /** control plane → one agent: run this bound task (best-effort push; heartbeats reconcile). */

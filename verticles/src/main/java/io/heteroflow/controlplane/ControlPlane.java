@@ -1,6 +1,9 @@
 package io.heteroflow.controlplane;
 
 import io.heteroflow.controlplane.api.ApiVerticle;
+import io.heteroflow.controlplane.cluster.Leadership;
+import io.heteroflow.controlplane.cluster.LeadershipVerticle;
+import io.heteroflow.controlplane.cluster.RecoveryVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
 import io.heteroflow.controlplane.scheduler.SchedulerLoopVerticle;
@@ -27,11 +30,26 @@ public final class ControlPlane {
 
   /** How to run it. */
   public record Options(String httpHost, int httpPort, String adminToken, SchedulerConfig config,
-                        int offlineGraceSeconds, long ledgerCheckMs, int poolSize) {
+                        int offlineGraceSeconds, long ledgerCheckMs, int poolSize, int leaseSeconds,
+                        long leaderBeatMs, long recoveryMs) {
     public static final long LEDGER_CHECK_MS = 30_000;
+    public static final int LEASE_SECONDS = 3;
+    public static final long LEADER_BEAT_MS = 1000;
+    public static final long RECOVERY_MS = 60_000;
 
     public static Options defaults(int httpPort, String adminToken, SchedulerConfig config) {
-      return new Options("0.0.0.0", httpPort, adminToken, config, 15, LEDGER_CHECK_MS, 16);
+      return new Options("0.0.0.0", httpPort, adminToken, config, 15, LEDGER_CHECK_MS, 16, LEASE_SECONDS,
+          LEADER_BEAT_MS, RECOVERY_MS);
+    }
+
+    public Options withLedgerCheckMs(long value) {
+      return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, value, poolSize, leaseSeconds,
+          leaderBeatMs, recoveryMs);
+    }
+
+    public Options withHttp(String host, int port) {
+      return new Options(host, port, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize, leaseSeconds,
+          leaderBeatMs, recoveryMs);
     }
   }
 
@@ -61,15 +79,28 @@ public final class ControlPlane {
   public static Future<Running> deploy(Vertx vertx, Database database, Options options,
                                        PrometheusMeterRegistry registry) {
     return database.migrateAndOpen(vertx, options.poolSize()).compose(pool -> {
-      Services services = Services.create(pool, options.config(), registry, options.adminToken());
+      Leadership leadership = Leadership.newMember(hostName());
+      Services services = Services.create(pool, options.config(), leadership, registry, options.adminToken());
       ApiVerticle api = new ApiVerticle(services, options.httpHost(), options.httpPort());
       return services.plugins().seedDefaults(services.registry())
           .compose(v -> Future.all(
               vertx.deployVerticle(new NodeRegistryVerticle(services, options.offlineGraceSeconds(),
                   options.ledgerCheckMs())),
               vertx.deployVerticle(new SchedulerLoopVerticle(services, Clock.systemUTC())),
+              vertx.deployVerticle(new RecoveryVerticle(services, options.recoveryMs(),
+                  4 * options.offlineGraceSeconds())),
               vertx.deployVerticle(api)))
-          .map(all -> new Running(services, api));
+          .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, services.leaders(), hostName(),
+              api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
+          .map(leader -> new Running(services, api));
     });
+  }
+
+  static String hostName() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.net.UnknownHostException e) {
+      return "localhost";
+    }
   }
 }

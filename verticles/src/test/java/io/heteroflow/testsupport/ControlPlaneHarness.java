@@ -51,9 +51,10 @@ public final class ControlPlaneHarness implements AutoCloseable {
     Database database = TestPostgres.freshDatabase();
     PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
     Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-    ControlPlane.Options options = new ControlPlane.Options("127.0.0.1", 0, ADMIN, SchedulerConfig.defaults(), 15,
-        ledgerCheckMs, 8);
+    ControlPlane.Options options = ControlPlane.Options.defaults(0, ADMIN, SchedulerConfig.defaults())
+        .withHttp("127.0.0.1", 0).withLedgerCheckMs(ledgerCheckMs);
     ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, options, registry));
+    eventually(Duration.ofSeconds(20), "this control plane to lead", () -> running.services().leadership().leading());
     return new ControlPlaneHarness(vertx, running, database);
   }
 

@@ -60,6 +60,7 @@ public final class ApiVerticle extends VerticleBase {
     new NodeRoutes(services).mount(api);
     new AdminRoutes(services).mount(api);
     new PluginRoutes(vertx, services).mount(api);
+    new ClusterRoutes(services).mount(api);
     api.route().failureHandler(Http::failure);
     router.route("/api/v1/*").subRouter(api);
 

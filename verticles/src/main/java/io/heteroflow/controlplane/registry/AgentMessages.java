@@ -15,8 +15,10 @@ public final class AgentMessages {
    * "Run this task on these cards (or this shard), with this host port": pushed at bind, repeated in heartbeat
    * replies until the agent claims it.
    */
-  public static JsonObject run(TaskRecord task, List<Integer> gpuIndices, JsonObject shard, Integer hostPort) {
+  public static JsonObject run(TaskRecord task, List<Integer> gpuIndices, JsonObject shard, Integer hostPort,
+                               Long term) {
     return new JsonObject()
+        .put("term", term)
         .put("task_id", task.id().toString())
         .put("name", task.name())
         .put("image", task.spec().getString("image"))
@@ -40,7 +42,7 @@ public final class AgentMessages {
     JsonArray stop = new JsonArray();
     for (TaskRecord task : tasks) {
       switch (task.status()) {
-        case SCHEDULED -> run.add(run(task, task.gpuIndices(), task.shard(), task.hostPort()));
+        case SCHEDULED -> run.add(run(task, task.gpuIndices(), task.shard(), task.hostPort(), task.boundTerm()));
         case STOPPING, PREEMPTING -> stop.add(task.id().toString());
         default -> { }
       }

@@ -38,7 +38,7 @@ public final class NodeRegistryVerticle extends VerticleBase {
     vertx.eventBus().<JsonObject>consumer(BusAddresses.NODE_HEARTBEAT, this::heartbeat);
     vertx.eventBus().<JsonObject>consumer(BusAddresses.TASK_CLAIM, this::claim);
     vertx.eventBus().<JsonObject>consumer(BusAddresses.TASK_REPORT, this::report);
-    vertx.setPeriodic(Math.max(1000, offlineGraceSeconds * 1000L / 3), id -> services.nodes()
+    vertx.setPeriodic(Math.max(1000, offlineGraceSeconds * 1000L / 3), id -> leaderOnly(() -> services.nodes()
         .markSilentNodesOffline(offlineGraceSeconds)
         .onSuccess(sweep -> {
           sweep.markedOffline().forEach(node -> LOG.info("node " + node + " is offline: no heartbeat for "
@@ -49,15 +49,22 @@ public final class NodeRegistryVerticle extends VerticleBase {
                 + " offline");
           }
         })
-        .onFailure(e -> LOG.log(Level.FINE, "offline sweep failed", e)));
-    vertx.setPeriodic(ledgerCheckMs, id -> services.nodes().reconcileLedger()
+        .onFailure(e -> LOG.log(Level.FINE, "offline sweep failed", e))));
+    vertx.setPeriodic(ledgerCheckMs, id -> leaderOnly(() -> services.nodes().reconcileLedger()
         .onSuccess(corrections -> corrections.forEach(correction -> {
           services.metrics().ledgerDiscrepancy();
           LOG.warning("GPU ledger of node " + correction.nodeId() + " said " + correction.recorded()
               + " cards in use, its active tasks hold " + correction.actual() + ": corrected");
         }))
-        .onFailure(e -> LOG.log(Level.FINE, "ledger check failed", e)));
+        .onFailure(e -> LOG.log(Level.FINE, "ledger check failed", e))));
     return Future.succeededFuture();
+  }
+
+  /** The sweeps write; one member (the leader) runs them, the others would only repeat its work. */
+  private void leaderOnly(Runnable sweep) {
+    if (services.leadership().leading()) {
+      sweep.run();
+    }
   }
 
   private void heartbeat(Message<JsonObject> message) {

@@ -8,6 +8,7 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
@@ -64,11 +65,20 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       requestRound();
     });
     vertx.setPeriodic(TICK_MS, id -> requestRound());
+    vertx.eventBus().localConsumer(BusAddresses.LEADERSHIP_CHANGED, message -> {
+      if (services.leadership().leading()) {
+        cursor = null;
+        requestRound();
+      }
+    });
     requestRound();
     return Future.succeededFuture();
   }
 
   private void requestRound() {
+    if (!services.leadership().leading()) {
+      return;
+    }
     if (running) {
       kicked = true;
       return;
@@ -138,7 +148,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   }
 
   private Future<Void> scheduleEach(List<TaskRecord> tasks, int index, Snapshot snapshot, PluginSet plugins) {
-    if (index == tasks.size()) {
+    if (index == tasks.size() || !services.leadership().leading()) {
       return Future.succeededFuture();
     }
     TaskRecord task = tasks.get(index);
@@ -157,14 +167,25 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       services.metrics().attempt("unschedulable", decision.code().name());
       return services.tasks().setReason(task.id(), decision.code().name(), decision.message());
     }
-    return services.binds().bind(task.id(), decision.nodeId(), decision.gpuIndices(), decision.shard()).compose(outcome -> {
+    LeaderStore.Fence fence = services.leadership().fence();
+    if (fence == null) {
+      return Future.succeededFuture();
+    }
+    return services.binds().bind(task.id(), decision.nodeId(), decision.gpuIndices(), decision.shard(), fence)
+        .compose(outcome -> {
+      if (outcome.fenced()) {
+        LOG.warning("bind refused: " + outcome.message() + "; stepping down");
+        services.leadership().stepDown();
+        return Future.succeededFuture();
+      }
       if (outcome.bound()) {
         snapshot.assume(request, decision);
         boundThisPass = true;
         services.metrics().attempt("bound", null);
         services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
         vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
-            AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort()));
+            AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
+                fence.term()));
         return Future.succeededFuture();
       }
       if (outcome.lostClaim()) {

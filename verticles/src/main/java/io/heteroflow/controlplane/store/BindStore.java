@@ -41,8 +41,11 @@ public final class BindStore {
     this.config = config;
   }
 
-  /** The result of one bind attempt: bound (with its host port, if any), or the reason it was rolled back. */
-  public record Outcome(boolean bound, Integer hostPort, ReasonCode code, String message) {
+  /**
+   * The result of one bind attempt: bound (with its host port, if any), or the reason it was rolled back;
+   * {@code fenced} when the binder's leader term is no longer current (it must step down).
+   */
+  public record Outcome(boolean bound, Integer hostPort, ReasonCode code, String message, boolean fenced) {
     /** True when another binder claimed the task first: back off silently. */
     public boolean lostClaim() {
       return code == ReasonCode.BindConflict && message == null;
@@ -59,17 +62,24 @@ public final class BindStore {
   }
 
   public Future<Outcome> bind(UUID taskId, String nodeId, List<Integer> gpuIndices) {
-    return bind(taskId, nodeId, gpuIndices, null);
+    return bind(taskId, nodeId, gpuIndices, null, null);
   }
 
-  public Future<Outcome> bind(UUID taskId, String nodeId, List<Integer> gpuIndices, ShardAssignment shard) {
+  /**
+   * Binds under the leader fence when one is given: the transaction first checks (and share-locks) the
+   * leader row, so a member whose term has passed writes nothing.
+   */
+  public Future<Outcome> bind(UUID taskId, String nodeId, List<Integer> gpuIndices, ShardAssignment shard,
+                              LeaderStore.Fence fence) {
     Integer[] indices = gpuIndices.toArray(new Integer[0]);
     JsonObject shardJson = AgentMessages.shard(shard);
     // Lock order: the node row first, then the task row. Claiming the task first would take a FOR KEY SHARE
     // lock on the node (the node_id foreign key) before FOR UPDATE, and two binders to one node deadlock.
-    return pool.withTransaction(conn -> recheckNode(conn, nodeId)
+    Long term = fence == null ? null : fence.term();
+    return pool.withTransaction(conn -> LeaderStore.checkFence(conn, fence)
+            .compose(v -> recheckNode(conn, nodeId))
             .compose(v -> conn.preparedQuery(Sql.CAS_BIND).execute(Tuple.tuple().addUUID(taskId).addString(nodeId)
-                .addArrayOfInteger(indices).addInteger(null).addValue(shardJson)))
+                .addArrayOfInteger(indices).addInteger(null).addValue(shardJson).addLong(term)))
             .compose(claimed -> {
               if (claimed.size() == 0) {
                 throw new Rejected(ReasonCode.BindConflict, null);
@@ -84,7 +94,7 @@ public final class BindStore {
                     "bound to " + nodeId + (shard == null ? " cards " + gpuIndices
                         : " shard of card " + shard.cardIndex() + " (" + shard.memoryMb() + " MB)")
                         + (port == null ? "" : " port " + port))
-                .map(new Outcome(true, port, null, null))))
+                .map(new Outcome(true, port, null, null, false))))
         .recover(failure -> {
           Outcome refused = refusal(failure);
           return refused == null ? Future.failedFuture(failure) : Future.succeededFuture(refused);
@@ -239,16 +249,21 @@ public final class BindStore {
   /** The rolled-back outcome a failure stands for; null for an unexpected failure (e.g. database down). */
   private static Outcome refusal(Throwable failure) {
     if (failure instanceof Rejected rejected) {
-      return new Outcome(false, null, rejected.code, rejected.getMessage());
+      return new Outcome(false, null, rejected.code, rejected.getMessage(), false);
+    }
+    if (failure instanceof LeaderStore.NotLeaderException notLeader) {
+      return new Outcome(false, null, null, notLeader.getMessage(), true);
     }
     if (failure instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState())) {
-      return new Outcome(false, null, ReasonCode.BindConflict, "a picked card or port was taken by another bind");
+      return new Outcome(false, null, ReasonCode.BindConflict, "a picked card or port was taken by another bind", false);
     }
     if (failure instanceof PgException pg && DEADLOCK.equals(pg.getSqlState())) {
-      return new Outcome(false, null, ReasonCode.BindConflict, "a concurrent transaction held the node; retried next round");
+      return new Outcome(false, null, ReasonCode.BindConflict, "a concurrent transaction held the node; retried next round",
+          false);
     }
     if (failure instanceof PgException pg && CHECK_VIOLATION.equals(pg.getSqlState())) {
-      return new Outcome(false, null, ReasonCode.InsufficientResources, "node capacity constraint: " + pg.getErrorMessage());
+      return new Outcome(false, null, ReasonCode.InsufficientResources, "node capacity constraint: " + pg.getErrorMessage(),
+          false);
     }
     return null;
   }

@@ -16,7 +16,7 @@ final class Sql {
 
   private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
-      + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard";
+      + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -68,7 +68,8 @@ final class Sql {
       + " preemptible = CASE WHEN $2 = 'preempting' THEN false ELSE preemptible END"
       + " FROM held WHERE t.id = $1 AND t.status = $2 RETURNING held.node_id";
   static final String CAS_BIND = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
-      + " gpu_indices = $3, host_port = $4, shard = $5, scheduled_at = now(), reason_code = NULL, reason_message = NULL"
+      + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, scheduled_at = now(), reason_code = NULL,"
+      + " reason_message = NULL"
       + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
       + " WHERE id = $1 AND status = 'pending'"
@@ -174,6 +175,27 @@ final class Sql {
   static final String UPSERT_PLUGIN_CONFIG = "INSERT INTO plugin_config (name, enabled, weight, extra)"
       + " VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO UPDATE SET enabled = EXCLUDED.enabled,"
       + " weight = EXCLUDED.weight, extra = EXCLUDED.extra, version = plugin_config.version + 1, updated_at = now()";
+
+  // ---- leadership: a term in PostgreSQL, elected and renewed with database time
+  static final String ELECT_LEADER = "UPDATE leader SET term = term + 1, holder = $1,"
+      + " lease_until = now() + make_interval(secs => $2)"
+      + " WHERE id = 1 AND (holder IS NULL OR lease_until IS NULL OR lease_until < now()) RETURNING term";
+  static final String RENEW_LEADER = "UPDATE leader SET lease_until = now() + make_interval(secs => $3)"
+      + " WHERE id = 1 AND holder = $1 AND term = $2 AND lease_until >= now() RETURNING term";
+  static final String RESIGN_LEADER = "UPDATE leader SET lease_until = now() WHERE id = 1 AND holder = $1 AND term = $2";
+  /** The fence of every leader-only write: the writer's term is still the current, unexpired one. */
+  static final String CHECK_FENCE = "SELECT term FROM leader WHERE id = 1 AND holder = $1 AND term = $2"
+      + " AND lease_until >= now() FOR SHARE";
+  static final String LEADER = "SELECT term, holder, lease_until, lease_until >= now() AS valid FROM leader WHERE id = 1";
+  static final String SEEN_CONTROL_PLANE = "INSERT INTO control_planes (member_id, host, http_port) VALUES ($1, $2, $3)"
+      + " ON CONFLICT (member_id) DO UPDATE SET last_seen = now()";
+  static final String LIVE_CONTROL_PLANES = "SELECT member_id, host, http_port, started_at, last_seen FROM control_planes"
+      + " WHERE last_seen > now() - make_interval(secs => $1) ORDER BY started_at";
+
+  // ---- backlog recovery: transitional tasks whose node has been offline longer than the grace
+  static final String STRANDED_TASKS = "SELECT t.id, t.status FROM tasks t JOIN nodes n ON n.id = t.node_id"
+      + " WHERE t.status IN ('scheduled', 'stopping', 'preempting') AND n.status = 'offline'"
+      + " AND n.last_heartbeat_at < now() - make_interval(secs => $1)";
 
   static final String HEALTH = "SELECT 1";
 }

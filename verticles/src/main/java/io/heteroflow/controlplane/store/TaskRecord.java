@@ -17,7 +17,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          JsonObject spec, String nodeId, List<Integer> gpuIndices, String reasonCode,
                          String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
                          OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
-                         long version, double cpuCores, long memoryMb, Integer hostPort, JsonObject shard) {
+                         long version, double cpuCores, long memoryMb, Integer hostPort, JsonObject shard,
+                         Long boundTerm) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -29,7 +30,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getInteger("exit_code"), row.getInteger("preempt_count"), row.getOffsetDateTime("created_at"),
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
         row.getOffsetDateTime("finished_at"), row.getLong("version"), row.getDouble("cpu_cores"),
-        row.getLong("memory_mb"), row.getInteger("host_port"), (JsonObject) row.getValue("shard"));
+        row.getLong("memory_mb"), row.getInteger("host_port"), (JsonObject) row.getValue("shard"),
+        row.getLong("bound_term"));
   }
 
   public List<String> command() {

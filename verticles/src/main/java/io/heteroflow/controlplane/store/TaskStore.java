@@ -104,6 +104,15 @@ public final class TaskStore {
         .map(TaskStore::all);
   }
 
+  /** Tasks in a transitional state whose node has been offline longer than {@code graceSeconds}. */
+  public Future<java.util.Map<UUID, TaskStatus>> stranded(int graceSeconds) {
+    return pool.preparedQuery(Sql.STRANDED_TASKS).execute(Tuple.of((double) graceSeconds)).map(rows -> {
+      java.util.Map<UUID, TaskStatus> stranded = new java.util.LinkedHashMap<>();
+      rows.forEach(row -> stranded.put(row.getUUID("id"), TaskStatus.fromWire(row.getString("status"))));
+      return stranded;
+    });
+  }
+
   public Future<List<TaskRecord>> tasksForAgent(String nodeId) {
     return pool.preparedQuery(Sql.TASKS_FOR_AGENT).execute(Tuple.of(nodeId)).map(TaskStore::all);
   }

@@ -31,10 +31,10 @@ class ShardBindTest {
   @Test
   void aShardPastTheCardsCapacityRollsBackToPending() throws Exception {
     TaskRecord first = store.task(0);
-    assertTrue(await(store.binds.bind(first.id(), "sh", List.of(), new ShardAssignment(0, 70000, 85, "mps"))).bound());
+    assertTrue(await(store.binds.bind(first.id(), "sh", List.of(), new ShardAssignment(0, 70000, 85, "mps"), null)).bound());
     TaskRecord second = store.task(0);
     BindStore.Outcome refused = await(store.binds.bind(second.id(), "sh", List.of(),
-        new ShardAssignment(0, 4000, 5, "mps")));
+        new ShardAssignment(0, 4000, 5, "mps"), null));
     assertFalse(refused.bound());
     assertEquals("ShardAllocationFailed", refused.code().name());
     assertTrue(refused.message().contains("3728 MB left"), refused.message());
@@ -48,14 +48,14 @@ class ShardBindTest {
   @Test
   void wholeCardsAndShardsNeverMix() throws Exception {
     TaskRecord shard = store.task(0);
-    assertTrue(await(store.binds.bind(shard.id(), "sh", List.of(), new ShardAssignment(1, 1000, 1, "mps"))).bound());
+    assertTrue(await(store.binds.bind(shard.id(), "sh", List.of(), new ShardAssignment(1, 1000, 1, "mps"), null)).bound());
     BindStore.Outcome whole = await(store.binds.bind(store.task(1).id(), "sh", List.of(1)));
     assertEquals("BindConflict", whole.code().name());
     assertTrue(await(store.tasks.transition(shard.id(), TaskStatus.SCHEDULED, TaskStatus.STOPPING, TaskStore.Details.NONE)));
     assertTrue(await(store.tasks.transition(shard.id(), TaskStatus.STOPPING, TaskStatus.STOPPED, TaskStore.Details.NONE)));
     assertTrue(await(store.binds.bind(store.task(1).id(), "sh", List.of(1))).bound(), "the shard was released");
     BindStore.Outcome onWhole = await(store.binds.bind(store.task(0).id(), "sh", List.of(),
-        new ShardAssignment(1, 1000, 1, "mps")));
+        new ShardAssignment(1, 1000, 1, "mps"), null));
     assertEquals("ShardAllocationFailed", onWhole.code().name());
   }
 }

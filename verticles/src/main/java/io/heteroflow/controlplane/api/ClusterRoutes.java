@@ -1,0 +1,29 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.api.Http.Reply;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+
+/** {@code GET /api/v1/cluster}: the control-plane members, which one leads under which term, and the agents. */
+final class ClusterRoutes {
+  /** A member that has not written its beat for this long is not listed. */
+  static final int MEMBER_SEEN_SECONDS = 10;
+  private final Services services;
+
+  ClusterRoutes(Services services) {
+    this.services = services;
+  }
+
+  void mount(Router api) {
+    api.get("/cluster").handler(Http.handle(ctx -> services.leaders().describe(MEMBER_SEEN_SECONDS)
+        .compose(cluster -> services.nodes().all().map(nodes -> {
+          JsonArray agents = new JsonArray();
+          nodes.forEach(node -> agents.add(new JsonObject().put("node_id", node.info().id())
+              .put("status", node.info().status()).put("gpu_vendor", node.info().gpuVendor())
+              .put("last_heartbeat_at", node.lastHeartbeatAt() == null ? null : node.lastHeartbeatAt().toString())));
+          return Reply.ok(cluster.put("this_member", services.leadership().memberId()).put("agents", agents));
+        }))));
+  }
+}

@@ -1,0 +1,64 @@
+package io.heteroflow.controlplane.cluster;
+
+import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.TaskStatus;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The backlog-recovery beat (SPEC §2, leader only): tasks stuck in a transitional state on a node that has been
+ * offline past the grace period are settled by CAS — {@code scheduled} back to {@code pending} (it never
+ * started), {@code stopping} to {@code stopped}, {@code preempting} back to {@code pending} — and a round is
+ * kicked so nothing waits for the next tick. Running tasks are left alone: their node may come back.
+ */
+public final class RecoveryVerticle extends VerticleBase {
+  private static final Logger LOG = Logger.getLogger(RecoveryVerticle.class.getName());
+  private final Services services;
+  private final long periodMs;
+  private final int offlineGraceSeconds;
+
+  public RecoveryVerticle(Services services, long periodMs, int offlineGraceSeconds) {
+    this.services = services;
+    this.periodMs = periodMs;
+    this.offlineGraceSeconds = offlineGraceSeconds;
+  }
+
+  @Override
+  public Future<?> start() {
+    vertx.setPeriodic(periodMs, id -> {
+      if (services.leadership().leading()) {
+        recover().onFailure(e -> LOG.log(Level.FINE, "backlog recovery failed", e));
+      }
+    });
+    return Future.succeededFuture();
+  }
+
+  Future<Integer> recover() {
+    return services.tasks().stranded(offlineGraceSeconds).compose(stranded -> {
+      List<Future<Boolean>> settled = new ArrayList<>();
+      stranded.forEach((id, status) -> settled.add(settle(id, status)));
+      return Future.join(settled).map(all -> {
+        int count = (int) settled.stream().filter(f -> f.succeeded() && f.result()).count();
+        if (count > 0) {
+          LOG.info("backlog recovery settled " + count + " task(s) stranded on offline nodes");
+          vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "recovered"));
+        }
+        return count;
+      });
+    });
+  }
+
+  private Future<Boolean> settle(UUID id, TaskStatus status) {
+    TaskStatus target = status == TaskStatus.STOPPING ? TaskStatus.STOPPED : TaskStatus.PENDING;
+    return services.tasks().transition(id, status, target,
+        new TaskStore.Details(null, null, "NodeLost", "its node went offline before the agent confirmed"));
+  }
+}
