@@ -21,6 +21,8 @@ final class JarProcess implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newHttpClient();
   final Process process;
   final Path output;
+  /** The HTTP port of a control plane started by a test (0 for other processes). */
+  int port;
 
   private JarProcess(Process process, Path output) {
     this.process = process;

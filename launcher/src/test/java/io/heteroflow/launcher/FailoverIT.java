@@ -1,0 +1,219 @@
+package io.heteroflow.launcher;
+
+import static io.heteroflow.launcher.JarProcess.get;
+import static io.heteroflow.launcher.JarProcess.json;
+import static io.heteroflow.launcher.JarProcess.post;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.heteroflow.controlplane.store.Database;
+import io.heteroflow.testsupport.TestPostgres;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Two control planes and an agent as separate JVMs on the clustered bus, one real PostgreSQL: the leader is
+ * killed with SIGKILL in the middle of a burst, then a leader is frozen with SIGSTOP past its lease and thawed.
+ * PostgreSQL's term fence and constraints must keep every task and every card right.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FailoverIT {
+  private static final List<JarProcess> PROCESSES = new ArrayList<>();
+  private static Map<String, String> cluster;
+  private static String dbUrl;
+  private static Database db;
+  private static JarProcess agent;
+
+  @BeforeAll
+  static void start() throws Exception {
+    db = TestPostgres.freshDatabase();
+    dbUrl = "postgresql://" + db.options().getUser() + ":" + db.options().getPassword() + "@" + db.options().getHost()
+        + ":" + db.options().getPort() + "/" + db.options().getDatabase();
+    cluster = Map.of("HETEROFLOW_CLUSTER_NAME", "hf-failover-" + ProcessHandle.current().pid());
+    JarProcess first = server();
+    server();
+    Path fleet = Files.createTempFile("fleet-", ".yaml");
+    StringBuilder nodes = new StringBuilder("nodes:\n");
+    for (int i = 1; i <= 4; i++) {
+      nodes.append("  - { id: fo-").append(i).append(", vendor: nvidia, model: A100, cards: 8, cpu_cores: 64 }\n");
+    }
+    Files.writeString(fleet, nodes);
+    agent = JarProcess.start(cluster, "agent", "--simulate", fleet.toString());
+    PROCESSES.add(agent);
+    first.eventually(Duration.ofSeconds(90), "a leader, two members and four nodes", () -> {
+      JsonObject view = json(get(base(first) + "/api/v1/cluster"));
+      return view.getJsonObject("leader", new JsonObject()).getString("member_id") != null
+          && view.getJsonArray("members", new io.vertx.core.json.JsonArray()).size() == 2
+          && view.getJsonArray("agents", new io.vertx.core.json.JsonArray()).stream()
+              .filter(node -> "online".equals(((JsonObject) node).getString("status"))).count() == 4;
+    });
+  }
+
+  private static JarProcess server() throws Exception {
+    int port = JarProcess.freePort();
+    JarProcess server = JarProcess.start(cluster, "server", "--pg-url", dbUrl, "--http-port", String.valueOf(port));
+    server.port = port;
+    PROCESSES.add(server);
+    server.eventually(Duration.ofSeconds(90), "a control plane", () -> server.output().contains("control plane is up"));
+    return server;
+  }
+
+  @AfterAll
+  static void stop() {
+    PROCESSES.forEach(JarProcess::close);
+  }
+
+  private static String base(JarProcess server) {
+    return "http://localhost:" + server.port;
+  }
+
+  private static JarProcess leader() {
+    for (JarProcess process : PROCESSES) {
+      if (process.port > 0 && process.process.isAlive()) {
+        JsonObject view = json(get(base(process) + "/api/v1/cluster"));
+        if (view.getString("this_member", "").equals(view.getJsonObject("leader").getString("member_id"))) {
+          return process;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static JarProcess follower(JarProcess leader) {
+    return PROCESSES.stream().filter(p -> p.port > 0 && p != leader && p.process.isAlive()).findFirst().orElseThrow();
+  }
+
+  @Test
+  @Order(1)
+  void killingTheLeaderMidBurstLosesNothingAndDoublesNothing() throws Exception {
+    JarProcess leader = waitForLeader();
+    JarProcess survivor = follower(leader);
+    long oldTerm = term(survivor);
+    AtomicInteger submitted = new AtomicInteger();
+    Thread burst = new Thread(() -> {
+      for (int i = 0; i < 500; i++) {
+        if (post(base(survivor) + "/api/v1/tasks", "{\"name\":\"burst-" + i + "\",\"command\":[\"true\"],"
+            + "\"gpu_required\":" + (1 + i % 2) + "}").statusCode() == 201) {
+          submitted.incrementAndGet();
+        }
+      }
+    });
+    burst.start();
+    survivor.eventually(Duration.ofSeconds(60), "a third of the burst", () -> submitted.get() >= 170);
+    Instant killedAt = Instant.now();
+    leader.process.destroyForcibly();
+    burst.join();
+    assertEquals(500, submitted.get(), "submissions kept being accepted while the leader changed");
+
+    survivor.eventually(Duration.ofSeconds(30), "the survivor to lead", () -> leader() == survivor);
+    long newTerm = term(survivor);
+    assertTrue(newTerm > oldTerm);
+    survivor.eventually(Duration.ofSeconds(30), "a bind under the new term", () -> firstBindOf(newTerm) != null);
+    Duration failover = Duration.between(killedAt, firstBindOf(newTerm));
+    System.out.println("FAILOVER: first bind of the new leader " + failover.toMillis() + " ms after kill -9");
+    assertTrue(failover.toMillis() <= 5000, "the new leader schedules within 5 s of the kill: " + failover);
+
+    survivor.eventually(Duration.ofSeconds(180), "every task terminal", () -> count(
+        "SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'stopped')") == 0);
+    assertEquals(500, count("SELECT count(*) FROM tasks WHERE status = 'succeeded' AND name LIKE 'burst-%'"));
+    assertEquals(0, overlappingBookings(), "no card was ever booked twice at once");
+    assertEquals(0, count("SELECT coalesce(sum(gpu_used), 0) FROM nodes"));
+  }
+
+  @Test
+  @Order(2)
+  void aFrozenLeaderThawsAsAZombieWhoseWritesAreRefused() throws Exception {
+    JarProcess replacement = server();
+    JarProcess zombie = waitForLeader();
+    long zombieTerm = term(zombie);
+    new ProcessBuilder("kill", "-STOP", String.valueOf(zombie.process.pid())).start().waitFor();
+    JarProcess other = follower(zombie);
+    try {
+      other.eventually(Duration.ofSeconds(60), "another member to take over", () -> term(other) > zombieTerm
+          && other == leaderSeenBy(other));
+      Instant takeover = Instant.now();
+      for (int i = 0; i < 40; i++) {
+        assertEquals(201, post(base(other) + "/api/v1/tasks", "{\"name\":\"after-" + i + "\",\"command\":[\"true\"],"
+            + "\"gpu_required\":1}").statusCode());
+      }
+      new ProcessBuilder("kill", "-CONT", String.valueOf(zombie.process.pid())).start().waitFor();
+      other.eventually(Duration.ofSeconds(60), "the thawed member to step down", () -> zombie.output()
+          .contains("steps down"));
+      other.eventually(Duration.ofSeconds(120), "every task terminal", () -> count(
+          "SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'stopped')") == 0);
+      assertEquals(0, count("SELECT count(*) FROM tasks WHERE bound_term = " + zombieTerm
+          + " AND scheduled_at > '" + Timestamp.from(takeover) + "'"), "no write of the old term after the takeover");
+      assertEquals(0, overlappingBookings());
+      assertFalse(replacement.output().isEmpty());
+    } finally {
+      new ProcessBuilder("kill", "-CONT", String.valueOf(zombie.process.pid())).start().waitFor();
+    }
+  }
+
+  private static JarProcess waitForLeader() throws Exception {
+    JarProcess[] found = new JarProcess[1];
+    PROCESSES.get(PROCESSES.size() - 1).eventually(Duration.ofSeconds(60), "a leader", () -> {
+      found[0] = leader();
+      return found[0] != null;
+    });
+    return found[0];
+  }
+
+  private static JarProcess leaderSeenBy(JarProcess member) {
+    JsonObject view = json(get(base(member) + "/api/v1/cluster"));
+    return view.getString("this_member", "").equals(view.getJsonObject("leader").getString("member_id")) ? member : null;
+  }
+
+  private static long term(JarProcess member) {
+    return json(get(base(member) + "/api/v1/cluster")).getJsonObject("leader").getLong("term");
+  }
+
+  private static Instant firstBindOf(long term) {
+    try (Connection connection = connect(); ResultSet rows = connection.createStatement().executeQuery(
+        "SELECT min(scheduled_at) FROM tasks WHERE bound_term = " + term)) {
+      rows.next();
+      Timestamp first = rows.getTimestamp(1);
+      return first == null ? null : first.toInstant();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static long count(String sql) {
+    try (Connection connection = connect(); ResultSet rows = connection.createStatement().executeQuery(sql)) {
+      rows.next();
+      return rows.getLong(1);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Pairs of bookings of one card whose [allocated, released) intervals overlap: must be none. */
+  private static long overlappingBookings() {
+    return count("SELECT count(*) FROM allocations a JOIN allocations b ON a.node_id = b.node_id"
+        + " AND a.gpu_index = b.gpu_index AND a.id < b.id AND a.kind = 'whole' AND b.kind = 'whole'"
+        + " AND a.allocated_at < coalesce(b.released_at, 'infinity') AND b.allocated_at < coalesce(a.released_at, 'infinity')");
+  }
+
+  private static Connection connect() throws Exception {
+    return DriverManager.getConnection(db.jdbcUrl(), db.options().getUser(), db.options().getPassword());
+  }
+}
