@@ -1,0 +1,100 @@
+package io.heteroflow.launcher;
+
+import static io.heteroflow.launcher.JarProcess.get;
+import static io.heteroflow.launcher.JarProcess.json;
+import static io.heteroflow.launcher.JarProcess.post;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL restarted under load: while it is down the API answers 503, the pools reconnect by themselves,
+ * and every task acknowledged with 201 is there and runs to the end.
+ */
+class DatabaseRestartIT {
+  private EmbeddedPostgres postgres;
+  private JarProcess server;
+  private JarProcess agent;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (agent != null) {
+      agent.close();
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (postgres != null) {
+      postgres.close();
+    }
+  }
+
+  private static EmbeddedPostgres startPostgres(Path dataDir, int port) throws Exception {
+    return EmbeddedPostgres.builder().setDataDirectory(dataDir).setCleanDataDirectory(false).setPort(port).start();
+  }
+
+  @Test
+  void theApiAnswers503WhileTheDatabaseIsDownAndNothingIsLost() throws Exception {
+    Path dataDir = Files.createTempDirectory("restart-pg-");
+    int pgPort = JarProcess.freePort();
+    postgres = startPostgres(dataDir, pgPort);
+    Map<String, String> cluster = Map.of("HETEROFLOW_CLUSTER_NAME", "hf-restart-" + ProcessHandle.current().pid());
+    int port = JarProcess.freePort();
+    server = JarProcess.start(cluster, "server", "--pg-url",
+        "postgresql://postgres:postgres@localhost:" + pgPort + "/postgres", "--http-port", String.valueOf(port));
+    String base = "http://localhost:" + port;
+    server.eventually(Duration.ofSeconds(90), "the control plane", () -> server.output().contains("control plane is up"));
+    Path node = Files.createTempFile("node-", ".yaml");
+    Files.writeString(node, "id: restart-1\nvendor: nvidia\ncards: 8\ncpu_cores: 32\n");
+    agent = JarProcess.start(cluster, "agent", "--simulate", node.toString());
+    server.eventually(Duration.ofSeconds(60), "the node online",
+        () -> "online".equals(json(get(base + "/api/v1/nodes/restart-1")).getString("status")));
+
+    Map<String, Boolean> accepted = new ConcurrentHashMap<>();
+    List<Integer> statuses = java.util.Collections.synchronizedList(new ArrayList<>());
+    AtomicBoolean loading = new AtomicBoolean(true);
+    Thread load = new Thread(() -> {
+      int i = 0;
+      while (loading.get()) {
+        HttpResponse<String> response = post(base + "/api/v1/tasks", "{\"name\":\"load-" + i++ + "\","
+            + "\"command\":[\"true\"],\"gpu_required\":1}");
+        statuses.add(response.statusCode());
+        if (response.statusCode() == 201) {
+          accepted.put(json(response).getString("id"), true);
+        }
+      }
+    });
+    load.start();
+    server.eventually(Duration.ofSeconds(30), "some tasks accepted", () -> accepted.size() >= 20);
+
+    postgres.close();
+    postgres = null;
+    server.eventually(Duration.ofSeconds(30), "503 while the database is down", () -> statuses.contains(503));
+    assertEquals(503, get(base + "/health").statusCode());
+
+    postgres = startPostgres(dataDir, pgPort);
+    int acceptedBefore = accepted.size();
+    server.eventually(Duration.ofSeconds(60), "submissions accepted again",
+        () -> accepted.size() >= acceptedBefore + 20);
+    loading.set(false);
+    load.join();
+    assertTrue(statuses.stream().allMatch(status -> status == 201 || status == 503), "only 201 or 503: " +
+        statuses.stream().filter(status -> status != 201 && status != 503).distinct().toList());
+
+    server.eventually(Duration.ofSeconds(120), "every accepted task succeeded", () -> accepted.keySet().stream()
+        .allMatch(id -> "succeeded".equals(json(get(base + "/api/v1/tasks/" + id)).getString("status"))));
+    assertEquals(200, get(base + "/health").statusCode());
+  }
+}
