@@ -36,7 +36,13 @@ final class Cluster {
     config.setLiteMember(liteMember);
     config.setClusterName(args.get("--cluster-name", "HETEROFLOW_CLUSTER_NAME", config.getClusterName()));
     NetworkConfig network = config.getNetworkConfig();
-    network.getInterfaces().setEnabled(true).setInterfaces(List.of(host));
+    if (host.matches("[0-9.]+|[0-9a-fA-F:]+")) {
+      network.getInterfaces().setEnabled(true).setInterfaces(List.of(host));
+    } else {
+      // a host name (e.g. a compose service): Hazelcast interfaces take addresses only
+      network.getInterfaces().setEnabled(false);
+      network.setPublicAddress(host);
+    }
     network.getJoin().getTcpIpConfig().setEnabled(true).setMembers(members);
     VertxOptions options = new VertxOptions();
     options.getEventBusOptions().setHost(host);

@@ -25,10 +25,19 @@ final class EmbeddedDatabase implements AutoCloseable {
   }
 
   static EmbeddedDatabase start(Path keepDir) throws IOException {
+    return start(keepDir, 0);
+  }
+
+  /** {@code port} 0 picks a free port. */
+  static EmbeddedDatabase start(Path keepDir, int port) throws IOException {
     boolean temporary = keepDir == null;
     Path root = temporary ? Files.createTempDirectory("heteroflow-dev-") : keepDir.toAbsolutePath();
     Path dataDir = Files.createDirectories(root.resolve("pg"));
-    EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+    EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+    if (port > 0) {
+      builder.setPort(port);
+    }
+    EmbeddedPostgres postgres = builder
         .setDataDirectory(dataDir)
         .setCleanDataDirectory(false)
         .setServerConfig("fsync", "on")

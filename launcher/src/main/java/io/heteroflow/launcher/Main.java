@@ -52,6 +52,7 @@ public final class Main {
         case "dev" -> dev(rest);
         case "server" -> server(rest);
         case "agent" -> agent(rest);
+        case "postgres" -> postgres(rest);
         case "help", "--help", "-h" -> usage();
         default -> {
           System.err.println("unknown command '" + command + "'");
@@ -82,6 +83,8 @@ public final class Main {
           agent   one node agent (lite cluster member): detects this host's GPUs with the vendor tools, or
                   --simulate NODE_FILE; [--node-id NAME] [--executor process|docker] [--log-dir DIR]
                   [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME]
+          postgres  only the embedded PostgreSQL, to try server/agent without installing one
+                  [--port 5432] [--data-dir DIR]
         The admin token is HETEROFLOW_ADMIN_TOKEN when set, else a random one printed at start-up.""");
   }
 
@@ -152,6 +155,23 @@ public final class Main {
     await(deployAgents(vertx, nodes, logs, executor.equals("docker")));
     System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()
         + " (" + executor + " executor, task logs in " + logs + ")");
+    new CountDownLatch(1).await();
+  }
+
+  private static void postgres(List<String> argv) throws Exception {
+    Args args = new Args(argv, Set.of("--port", "--data-dir"));
+    String dataDir = args.get("--data-dir", null, null);
+    EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDir == null ? null : Path.of(dataDir),
+        args.port("--port", 5432));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        postgres.close();
+      } catch (IOException e) {
+        System.err.println("stopping PostgreSQL: " + e);
+      }
+    }, "heteroflow-shutdown"));
+    System.out.println("PostgreSQL is up: postgresql://postgres:postgres@localhost:"
+        + postgres.database().options().getPort() + "/postgres (data in " + postgres.root() + ")");
     new CountDownLatch(1).await();
   }
 
