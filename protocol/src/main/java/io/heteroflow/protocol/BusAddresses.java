@@ -17,6 +17,11 @@ public final class BusAddresses {
   /** api → scheduler loop, fire-and-forget: a task was created or resources were freed. */
   public static final String SCHEDULER_KICK = "heteroflow.scheduler.kick";
 
+  /**
+   * scheduler loop → any control plane's bind verticle, request-reply: bind one decided task in one PostgreSQL
+   * transaction under the leader's fence. Bind runs anywhere: its CAS and the fence make that safe.
+   */
+  public static final String SCHEDULER_BIND = "heteroflow.scheduler.bind";
   /** control plane, published when this or another member becomes leader: {member_id, term}. */
   public static final String LEADERSHIP_CHANGED = "heteroflow.leadership.changed";
 

@@ -6,6 +6,7 @@ import io.heteroflow.controlplane.cluster.LeadershipVerticle;
 import io.heteroflow.controlplane.cluster.RecoveryVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
+import io.heteroflow.controlplane.scheduler.BindVerticle;
 import io.heteroflow.controlplane.scheduler.SchedulerLoopVerticle;
 import io.heteroflow.controlplane.store.Database;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -87,6 +88,7 @@ public final class ControlPlane {
               vertx.deployVerticle(new NodeRegistryVerticle(services, options.offlineGraceSeconds(),
                   options.ledgerCheckMs())),
               vertx.deployVerticle(new SchedulerLoopVerticle(services, Clock.systemUTC())),
+              vertx.deployVerticle(new BindVerticle(services)),
               vertx.deployVerticle(new RecoveryVerticle(services, options.recoveryMs(),
                   4 * options.offlineGraceSeconds())),
               vertx.deployVerticle(api)))

@@ -8,12 +8,15 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
+import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,6 +43,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   public static final int BATCH = 200;
   public static final long TICK_MS = 5000;
   public static final int IMMEDIATE_CAPACITY = 1000;
+  private static final DeliveryOptions BIND_DELIVERY = new DeliveryOptions().setSendTimeout(10_000);
   private static final Logger LOG = Logger.getLogger(SchedulerLoopVerticle.class.getName());
 
   private final Services services;
@@ -171,7 +175,13 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     if (fence == null) {
       return Future.succeededFuture();
     }
-    return services.binds().bind(task.id(), decision.nodeId(), decision.gpuIndices(), decision.shard(), fence)
+    JsonObject bind = BindVerticle.request(task.id(), decision.nodeId(), decision.gpuIndices(),
+        AgentMessages.shard(decision.shard()), fence);
+    return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, bind, BIND_DELIVERY)
+        .map(reply -> BindVerticle.fromJson(reply.body()))
+        .recover(unanswered -> Future.succeededFuture(new BindStore.Outcome(false, null, ReasonCode.BindConflict,
+            "the bind request was not answered (" + unanswered.getMessage() + "); retried from PostgreSQL next round",
+            false)))
         .compose(outcome -> {
       if (outcome.fenced()) {
         LOG.warning("bind refused: " + outcome.message() + "; stepping down");
