@@ -6,6 +6,7 @@ import io.heteroflow.controlplane.cluster.LeadershipVerticle;
 import io.heteroflow.controlplane.cluster.RecoveryVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
+import io.heteroflow.controlplane.metrics.ClusterGauges;
 import io.heteroflow.controlplane.scheduler.BindVerticle;
 import io.heteroflow.controlplane.scheduler.SchedulerLoopVerticle;
 import io.heteroflow.controlplane.store.Database;
@@ -77,6 +78,9 @@ public final class ControlPlane {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
+  /** How often the cluster-state gauges of /metrics are read from PostgreSQL. */
+  public static final long GAUGE_REFRESH_MS = 5000;
+
   public static Future<Running> deploy(Vertx vertx, Database database, Options options,
                                        PrometheusMeterRegistry registry) {
     return database.migrateAndOpen(vertx, options.poolSize()).compose(pool -> {
@@ -89,6 +93,7 @@ public final class ControlPlane {
                   options.ledgerCheckMs())),
               vertx.deployVerticle(new SchedulerLoopVerticle(services, Clock.systemUTC())),
               vertx.deployVerticle(new BindVerticle(services)),
+              vertx.deployVerticle(new ClusterGauges(services, GAUGE_REFRESH_MS)),
               vertx.deployVerticle(new RecoveryVerticle(services, options.recoveryMs(),
                   4 * options.offlineGraceSeconds())),
               vertx.deployVerticle(api)))

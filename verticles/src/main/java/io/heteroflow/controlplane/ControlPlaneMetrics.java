@@ -24,7 +24,7 @@ public final class ControlPlaneMetrics {
     this.binds = Counter.builder("heteroflow_binds").description("tasks bound to a node").register(registry);
     this.bindConflicts = Counter.builder("heteroflow_bind_conflicts")
         .description("binds rolled back because another binder won a task or a card").register(registry);
-    this.tasksCreated = Counter.builder("heteroflow_tasks_created").description("tasks accepted").register(registry);
+    this.tasksCreated = Counter.builder("heteroflow_tasks_submitted").description("tasks accepted by the API").register(registry);
     this.ledgerDiscrepancies = Counter.builder("heteroflow_ledger_discrepancies")
         .description("nodes whose real-time GPU ledger disagreed with the heartbeat ledger (corrected)")
         .register(registry);
@@ -52,6 +52,12 @@ public final class ControlPlaneMetrics {
   public void massSilence() {
     Counter.builder("heteroflow_mass_silence_sweeps")
         .description("offline sweeps that found every node silent at once and marked none offline")
+        .register(registry).increment();
+  }
+
+  /** This member saw a new leader term (its own or another member's). */
+  public void leaderChanged() {
+    Counter.builder("heteroflow_leader_changes").description("leader terms this member has seen begin")
         .register(registry).increment();
   }
 

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.api.Http.Reply;
+import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -28,6 +29,15 @@ final class NodeRoutes {
     })));
     api.get("/nodes/:id").handler(Http.handle(ctx -> services.nodes().get(ctx.pathParam("id"))
         .map(node -> Reply.ok(node.orElseThrow(() -> ApiError.notFound("node " + ctx.pathParam("id"))).toJson()))));
+    api.get("/fragmentation").handler(Http.handle(ctx -> services.nodes().snapshotNodes().map(nodes -> {
+      Fragmentation fragmentation = Fragmentation.of(nodes);
+      JsonObject histogram = new JsonObject();
+      fragmentation.freeCardsPerNode().forEach((free, count) -> histogram.put(String.valueOf(free), count));
+      return Reply.ok(new JsonObject().put("free_cards_per_node", histogram)
+          .put("whole_free_nodes", fragmentation.wholeFreeNodes())
+          .put("largest_placeable_task", fragmentation.largestPlaceableTask())
+          .put("free_cards", fragmentation.freeCards()).put("total_cards", fragmentation.totalCards()));
+    })));
     api.put("/nodes/:id/location").handler(Http.handle(this::setLocation));
     api.put("/nodes/:id/labels").handler(Http.handle(this::setLabels));
   }

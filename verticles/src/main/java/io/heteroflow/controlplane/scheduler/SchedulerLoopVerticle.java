@@ -69,7 +69,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       requestRound();
     });
     vertx.setPeriodic(TICK_MS, id -> requestRound());
-    vertx.eventBus().localConsumer(BusAddresses.LEADERSHIP_CHANGED, message -> {
+    vertx.eventBus().consumer(BusAddresses.LEADERSHIP_CHANGED, message -> {
+      services.metrics().leaderChanged();
       if (services.leadership().leading()) {
         cursor = null;
         requestRound();

@@ -197,5 +197,9 @@ final class Sql {
       + " WHERE t.status IN ('scheduled', 'stopping', 'preempting') AND n.status = 'offline'"
       + " AND n.last_heartbeat_at < now() - make_interval(secs => $1)";
 
+  static final String PENDING_BY_REASON_AND_BAND = "SELECT coalesce(reason_code, 'None') AS reason,"
+      + " CASE WHEN priority >= 80 THEN 'high' WHEN priority >= 40 THEN 'normal' ELSE 'low' END AS band,"
+      + " count(*) AS n FROM tasks WHERE status = 'pending' GROUP BY 1, 2";
+
   static final String HEALTH = "SELECT 1";
 }

@@ -104,6 +104,15 @@ public final class TaskStore {
         .map(TaskStore::all);
   }
 
+  /** Pending tasks counted by (reason code, priority band). */
+  public Future<java.util.Map<List<String>, Long>> pendingByReasonAndBand() {
+    return pool.query(Sql.PENDING_BY_REASON_AND_BAND).execute().map(rows -> {
+      java.util.Map<List<String>, Long> counts = new java.util.HashMap<>();
+      rows.forEach(row -> counts.put(List.of(row.getString("reason"), row.getString("band")), row.getLong("n")));
+      return counts;
+    });
+  }
+
   /** Tasks in a transitional state whose node has been offline longer than {@code graceSeconds}. */
   public Future<java.util.Map<UUID, TaskStatus>> stranded(int graceSeconds) {
     return pool.preparedQuery(Sql.STRANDED_TASKS).execute(Tuple.of((double) graceSeconds)).map(rows -> {

@@ -1,0 +1,176 @@
+package io.heteroflow.launcher.browser;
+
+import static io.heteroflow.testsupport.ControlPlaneHarness.ADMIN;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.heteroflow.agent.simulated.SimulatedNode;
+import io.heteroflow.protocol.GpuVendor;
+import io.heteroflow.testsupport.ControlPlaneHarness;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The operator console in real headless Chromium against a real control plane: what the page does goes
+ * through the REST API, and what the API then says is what the page shows.
+ */
+class ConsoleBrowserTest {
+  private static ControlPlaneHarness cp;
+  private static Browser browser;
+  private static String base;
+
+  @BeforeAll
+  static void start() throws Exception {
+    if (!Browser.available()) {
+      assertFalse(Browser.requiredHere(), "CI must have chromium and chromium-driver (see .ci/run)");
+      assumeTrue(false, "no Chromium on this machine: install chromium chromium-driver to run the browser tests");
+    }
+    cp = ControlPlaneHarness.start().withAgents(List.of(
+        new SimulatedNode("web-nv-1", GpuVendor.NVIDIA, "A100", 4, 40960, 16, 128, 5, 4096, List.of(), List.of(),
+            Map.of(), Map.of("rack", "r1"), List.of("127.0.0.1"), null),
+        new SimulatedNode("web-asc-1", GpuVendor.ASCEND, "910B", 8, 65536, 16, 128, 5, 4096, List.of(), List.of(),
+            Map.of(), Map.of("rack", "r2"), List.of("127.0.0.1"), null)));
+    ControlPlaneHarness.eventually(Duration.ofSeconds(30), "two nodes",
+        () -> cp.get("/api/v1/nodes").getInteger("count") == 2);
+    base = "http://127.0.0.1:" + cp.running.httpPort() + "/";
+    browser = Browser.start();
+    browser.driver.get(base);
+    browser.driver.findElement(By.id("token")).sendKeys(ADMIN);
+    browser.driver.findElement(By.cssSelector("#token-form button")).click();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (browser != null) {
+      browser.close();
+    }
+    if (cp != null) {
+      cp.close();
+    }
+  }
+
+  private static WebElement waitFor(By selector) {
+    return new WebDriverWait(browser.driver, Duration.ofSeconds(15)).until(driver -> {
+      List<WebElement> found = driver.findElements(selector);
+      return found.isEmpty() ? null : found.get(0);
+    });
+  }
+
+  private static void waitUntil(String what, java.util.function.BooleanSupplier condition) {
+    new WebDriverWait(browser.driver, Duration.ofSeconds(15)).withMessage(what).until(driver -> condition.getAsBoolean());
+  }
+
+  private static JsonObject plugin(String name) {
+    return cp.get("/api/v1/scheduler/plugins").getJsonArray("plugins").stream().map(JsonObject.class::cast)
+        .filter(p -> p.getString("name").equals(name)).findFirst().orElseThrow();
+  }
+
+  private static void openView(String view) {
+    browser.driver.get(base + "#" + view);
+    browser.driver.navigate().refresh();
+  }
+
+  @Test
+  void switchingBinpackOnInThePageSwitchesSpreadOffForTheScheduler() {
+    openView("plugins");
+    waitFor(By.cssSelector("tr[data-plugin='binpack'] button[data-action='enable']")).click();
+    waitUntil("the page re-read binpack as on",
+        () -> !browser.driver.findElements(By.cssSelector("tr[data-plugin='binpack'][data-enabled='true']")).isEmpty());
+    assertTrue(plugin("binpack").getBoolean("enabled"));
+    assertFalse(plugin("spread").getBoolean("enabled"));
+    assertEquals("false", browser.driver.findElement(By.cssSelector("tr[data-plugin='spread']")).getAttribute("data-enabled"));
+    waitFor(By.cssSelector("tr[data-plugin='spread'] button[data-action='enable']")).click();
+    waitUntil("spread back on", () -> plugin("spread").getBoolean("enabled"));
+  }
+
+  @Test
+  void disablingACorrectnessFilterIsRefusedAndTheRefusalIsShown() {
+    openView("plugins");
+    waitFor(By.cssSelector("button[aria-label='Disable gpu-filter']")).click();
+    WebElement error = waitFor(By.cssSelector("#error:not([hidden])"));
+    waitUntil("the API's refusal on the page", () -> error.getText().contains("correctness filter"));
+    assertTrue(plugin("gpu-filter").getBoolean("enabled"));
+  }
+
+  @Test
+  void aWeightChangedInThePageIsPersisted() {
+    openView("plugins");
+    WebElement weight = waitFor(By.id("weight-topology"));
+    weight.clear();
+    weight.sendKeys("7");
+    browser.driver.findElement(By.cssSelector("button[aria-label='Save weight of topology']")).click();
+    waitUntil("weight 7 stored", () -> plugin("topology").getInteger("weight") == 7);
+    waitUntil("the page shows 7", () -> "7".equals(waitFor(By.id("weight-topology")).getAttribute("value")));
+    cp.get("/api/v1/scheduler/plugins");
+  }
+
+  @Test
+  void theClusterGridShowsATaskJustPlaced() throws Exception {
+    String id = cp.submit("{\"name\":\"long\",\"command\":[\"sleep\",\"60\"],\"gpu_required\":2,\"gpu_type\":\"nvidia\"}");
+    JsonObject task = cp.awaitStatus(id, "running");
+    openView("cluster");
+    for (Object card : task.getJsonArray("gpus")) {
+      String selector = "article[data-node='web-nv-1'] .card[data-index='" + card + "']";
+      waitUntil("card " + card + " shown as whole-card",
+          () -> "whole-card".equals(waitFor(By.cssSelector(selector)).getAttribute("data-state")));
+    }
+    assertEquals("free", browser.driver.findElement(By.cssSelector("article[data-node='web-asc-1'] .card[data-index='0']"))
+        .getAttribute("data-state"));
+    String shot = System.getProperty("heteroflow.screenshot");
+    if (shot != null) {
+      Files.write(Path.of(shot), browser.driver.getScreenshotAs(OutputType.BYTES));
+    }
+    cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
+  }
+
+  @Test
+  void metricsCarryTheSchedulerSeriesAfterASmallWorkload() throws Exception {
+    double bindsBefore = value(cp.call("GET", "/metrics", null, null).body(), "heteroflow_binds_total");
+    for (int i = 0; i < 3; i++) {
+      cp.run("{\"name\":\"m" + i + "\",\"command\":[\"true\"],\"gpu_required\":1,\"gpu_type\":\"ascend\"}");
+    }
+    String stuck = cp.submit("{\"name\":\"big\",\"command\":[\"true\"],\"gpu_required\":64,\"priority\":90}");
+    cp.awaitReason(stuck, "InsufficientResources");
+    ControlPlaneHarness.eventually(Duration.ofSeconds(20), "gauges refreshed", () -> {
+      try {
+        String metrics = cp.call("GET", "/metrics", null, null).body();
+        return value(metrics, "heteroflow_tasks_pending{priority_band=\"high\",reason=\"InsufficientResources\"}") == 1
+            && value(metrics, "heteroflow_cards{model=\"910B\",state=\"total\",vendor=\"ascend\"}") == 8;
+      } catch (Exception e) {
+        return false;
+      }
+    });
+    String metrics = cp.call("GET", "/metrics", null, null).body();
+    assertEquals(bindsBefore + 3, value(metrics, "heteroflow_binds_total"));
+    assertTrue(value(metrics, "heteroflow_create_to_scheduled_seconds_count") >= 3);
+    assertTrue(value(metrics, "heteroflow_scheduling_attempts_total{reason=\"InsufficientResources\",result=\"unschedulable\"}") >= 1);
+    assertEquals(8, value(metrics, "heteroflow_fragmentation_largest_placeable_cards"), 4.0);
+    assertTrue(metrics.contains("heteroflow_heartbeat_age_seconds{node=\"web-asc-1\"}"));
+    assertTrue(value(metrics, "heteroflow_leader_term") >= 1);
+    assertTrue(metrics.contains("vertx_eventbus_") && metrics.contains("address=\"heteroflow.node.heartbeat\""),
+        "event-bus metrics with address labels");
+    assertTrue(metrics.contains("vertx_http_server_requests_total{code=\"201\",method=\"POST\",route=\"/api/v1/>/tasks\"}"),
+        "HTTP metrics with route labels (Vert.x writes a sub-router's routes as /api/v1/>/…)");
+    cp.json("POST", "/api/v1/tasks/" + stuck + "/stop", ADMIN, null, 202);
+  }
+
+  private static double value(String metrics, String series) {
+    Matcher matcher = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(metrics);
+    return matcher.find() ? Double.parseDouble(matcher.group(1)) : Double.NaN;
+  }
+}

@@ -1,0 +1,36 @@
+// HeteroFlow's operator console: plain ES modules, no build step, no external resources.
+import { setToken, showError, token } from './api.js';
+import * as plugins from './plugins.js';
+import * as cluster from './cluster.js';
+import * as queue from './queue.js';
+import * as fragmentation from './fragmentation.js';
+
+const VIEWS = { plugins, cluster, queue, fragmentation };
+const REFRESH_MS = 3000;
+let timer;
+
+async function show() {
+  const name = (location.hash || '#plugins').slice(1);
+  const module = VIEWS[name] ?? plugins;
+  document.querySelectorAll('nav a').forEach((a) => a.setAttribute('aria-current', a.dataset.view === name ? 'page' : 'false'));
+  clearInterval(timer);
+  if (!token()) return;
+  const view = document.getElementById('view');
+  const draw = () => module.render(view).catch((e) => showError(e.message));
+  await draw();
+  if (name === 'cluster' || name === 'queue') timer = setInterval(() => {
+    if (!view.contains(document.activeElement) || document.activeElement === view) draw();
+  }, REFRESH_MS);
+}
+
+document.getElementById('token-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  setToken(document.getElementById('token').value.trim());
+  document.getElementById('token').value = '';
+  document.getElementById('token-state').textContent = 'token set for this session';
+  showError('');
+  show();
+});
+window.addEventListener('hashchange', show);
+if (token()) document.getElementById('token-state').textContent = 'token set for this session';
+show();

@@ -1,0 +1,40 @@
+// The queue: pending tasks by priority with their reason, counts by reason, running tasks, one task's detail.
+import { api, el, showError } from './api.js';
+
+export async function render(view) {
+  const [pending, running] = await Promise.all([
+    api('GET', '/api/v1/tasks?status=pending&limit=1000'), api('GET', '/api/v1/tasks?status=running&limit=1000')]);
+  const queue = pending.items.sort((a, b) => b.priority - a.priority || a.created_at.localeCompare(b.created_at));
+  const byReason = new Map();
+  for (const task of queue) {
+    const code = task.reason ? task.reason.code : 'not yet tried';
+    byReason.set(code, (byReason.get(code) ?? 0) + 1);
+  }
+  const detail = el('section', { id: 'task-detail', 'aria-live': 'polite' });
+  const table = (label, tasks, columns) => el('table', { 'aria-label': label },
+    el('thead', {}, el('tr', {}, columns.map(([title]) => el('th', { scope: 'col' }, title)))),
+    el('tbody', {}, tasks.map((task) => el('tr', { 'data-task': task.id }, columns.map(([, value], i) => el('td', {},
+      i === 0 ? el('button', { type: 'button', onclick: () => show(task.id, detail) }, value(task)) : value(task)))))));
+  view.replaceChildren(
+    el('h2', {}, `Queue: ${queue.length} pending, ${running.items.length} running`),
+    el('p', {}, [...byReason.entries()].map(([code, count]) => el('span', { class: 'badge' }, `${code}: ${count}`)), ' '),
+    table('Pending tasks', queue, [['Task', (t) => t.name], ['Priority', (t) => t.priority], ['Tenant', (t) => t.tenant],
+      ['Reason', (t) => t.reason ? `${t.reason.code}: ${t.reason.message}` : '—']]),
+    el('h3', {}, 'Running'),
+    table('Running tasks', running.items, [['Task', (t) => t.name], ['Node', (t) => t.node],
+      ['Cards', (t) => t.shard ? `shard of ${t.shard.card_index}` : t.gpus.join(',')], ['Started', (t) => t.started_at]]),
+    detail);
+}
+
+async function show(id, detail) {
+  try {
+    const [task, events, logs] = await Promise.all([api('GET', `/api/v1/tasks/${id}`),
+      api('GET', `/api/v1/tasks/${id}/events`), api('GET', `/api/v1/tasks/${id}/logs`)]);
+    detail.replaceChildren(el('h3', {}, `${task.name} (${task.status})`),
+      el('ol', {}, events.map((e) => el('li', {}, `${e.at} ${e.from ?? ''} → ${e.to ?? e.kind} ${e.code ?? ''} ${e.message ?? ''}`))),
+      el('pre', { 'aria-label': 'Logs' }, logs || '(no output)'));
+    showError('');
+  } catch (e) {
+    showError(e.message);
+  }
+}
