@@ -63,8 +63,21 @@ final class EmbeddedDatabase implements AutoCloseable {
   public void close() throws IOException {
     postgres.close();
     if (temporary) {
-      try (Stream<Path> files = Files.walk(root)) {
-        files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      // PostgreSQL may still write its last files (pg_stat) just after the stop returns: retry briefly
+      for (int attempt = 0; attempt < 50 && Files.exists(root); attempt++) {
+        try (Stream<Path> files = Files.walk(root)) {
+          files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException | java.io.UncheckedIOException raced) {
+          // a file vanished while walking: walk again
+        }
+        if (Files.exists(root)) {
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+          }
+        }
       }
     }
   }

@@ -35,8 +35,8 @@ public final class ControlPlane {
                         int offlineGraceSeconds, long ledgerCheckMs, int poolSize, int leaseSeconds,
                         long leaderBeatMs, long recoveryMs) {
     public static final long LEDGER_CHECK_MS = 30_000;
-    public static final int LEASE_SECONDS = 3;
-    public static final long LEADER_BEAT_MS = 1000;
+    public static final int LEASE_SECONDS = 2;
+    public static final long LEADER_BEAT_MS = 500;
     public static final long RECOVERY_MS = 60_000;
 
     public static Options defaults(int httpPort, String adminToken, SchedulerConfig config) {
