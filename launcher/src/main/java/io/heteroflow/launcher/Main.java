@@ -12,6 +12,8 @@ import io.heteroflow.agent.simulated.FleetFile;
 import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
+import io.heteroflow.launcher.bench.BenchCommand;
+import io.heteroflow.launcher.simulate.SimulateCommand;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -53,6 +55,8 @@ public final class Main {
         case "server" -> server(rest);
         case "agent" -> agent(rest);
         case "postgres" -> postgres(rest);
+        case "bench" -> BenchCommand.run(rest);
+        case "simulate" -> SimulateCommand.run(rest);
         case "help", "--help", "-h" -> usage();
         default -> {
           System.err.println("unknown command '" + command + "'");
