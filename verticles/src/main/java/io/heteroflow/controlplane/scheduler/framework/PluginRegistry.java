@@ -82,6 +82,7 @@ public final class PluginRegistry {
     List<PluginSet.WeightedScore> scores = new ArrayList<>();
     List<PostScorePlugin> postScores = new ArrayList<>();
     BindPlugin bind = null;
+    ShardPlacer shardPlacer = null;
     List<PluginState> states = new ArrayList<>();
     for (Registration registration : registrations.values()) {
       PluginConfig config = effective.get(registration.name());
@@ -106,8 +107,11 @@ public final class PluginRegistry {
       if (plugin instanceof BindPlugin picker && bind == null) {
         bind = picker;
       }
+      if (plugin instanceof ShardPlacer placer && shardPlacer == null) {
+        shardPlacer = placer;
+      }
     }
-    return new PluginSet(filters, preScores, scores, postScores, bind, states);
+    return new PluginSet(filters, preScores, scores, postScores, bind, shardPlacer, states);
   }
 
   private static String kindOf(Object plugin) {

@@ -3,9 +3,13 @@ package io.heteroflow.controlplane.scheduler.framework;
 import java.util.List;
 import java.util.Map;
 
-/** The live, immutable set of plugins one scheduling round uses, and its description for the API. */
+/**
+ * The live, immutable set of plugins one scheduling round uses, and its description for the API. {@code bind}
+ * and {@code shardPlacer} are the first enabled plugins that pick cards / place shards (null: the defaults).
+ */
 public record PluginSet(List<FilterPlugin> filters, List<PreScorePlugin> preScores, List<WeightedScore> scores,
-                        List<PostScorePlugin> postScores, BindPlugin bind, List<PluginState> states) {
+                        List<PostScorePlugin> postScores, BindPlugin bind, ShardPlacer shardPlacer,
+                        List<PluginState> states) {
 
   public record WeightedScore(ScorePlugin plugin, int weight) {
   }

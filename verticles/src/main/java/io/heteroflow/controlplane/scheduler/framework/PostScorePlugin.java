@@ -6,5 +6,5 @@ import java.util.Map;
 public interface PostScorePlugin {
   String name();
 
-  void postScore(TaskRequest task, Map<String, Long> totals);
+  void postScore(TaskRequest task, Map<String, Double> totals);
 }

@@ -55,19 +55,20 @@ public final class SchedulingPipeline {
           explain(snapshot.size(), rejections));
     }
     plugins.preScores().forEach(plugin -> plugin.preScore(task, feasible));
-    Map<String, Long> totals = score(task, feasible, plugins);
+    Map<String, Double> totals = score(task, feasible, plugins);
     plugins.postScores().forEach(plugin -> plugin.postScore(task, totals));
     NodeInfo best = null;
-    long bestScore = Long.MIN_VALUE;
+    double bestScore = Double.NEGATIVE_INFINITY;
     for (NodeInfo node : feasible) {
-      long score = totals.get(node.id());
+      double score = totals.get(node.id());
       if (score > bestScore || (score == bestScore && node.id().compareTo(best.id()) < 0)) {
         best = node;
         bestScore = score;
       }
     }
     if (task.isShard()) {
-      ShardAssignment shard = shardPlacer.place(task, best, snapshot.boundary());
+      ShardPlacer placer = plugins.shardPlacer() != null ? plugins.shardPlacer() : shardPlacer;
+      ShardAssignment shard = placer.place(task, best, snapshot.boundary());
       return shard == null
           ? Decision.unschedulable(ReasonCode.ShardAllocationFailed, "node " + best.id() + " has no card for the shard")
           : Decision.placed(best.id(), List.of(), shard, bestScore);
@@ -82,9 +83,9 @@ public final class SchedulingPipeline {
     return Decision.placed(best.id(), cards, null, bestScore);
   }
 
-  private static Map<String, Long> score(TaskRequest task, List<NodeInfo> feasible, PluginSet plugins) {
+  private static Map<String, Double> score(TaskRequest task, List<NodeInfo> feasible, PluginSet plugins) {
     boolean parallel = (long) feasible.size() * plugins.scores().size() >= PARALLEL_SCORING_THRESHOLD;
-    Map<String, Long> totals = new HashMap<>();
+    Map<String, Double> totals = new HashMap<>();
     if (parallel) {
       feasible.parallelStream()
           .map(node -> Map.entry(node.id(), weightedScore(task, node, plugins)))
@@ -96,11 +97,11 @@ public final class SchedulingPipeline {
     return totals;
   }
 
-  private static long weightedScore(TaskRequest task, NodeInfo node, PluginSet plugins) {
-    long total = 0;
+  private static double weightedScore(TaskRequest task, NodeInfo node, PluginSet plugins) {
+    double total = 0;
     for (PluginSet.WeightedScore weighted : plugins.scores()) {
-      int score = Math.max(0, Math.min(100, weighted.plugin().score(task, node)));
-      total += (long) weighted.weight() * score;
+      double score = Math.max(0, Math.min(100, weighted.plugin().score(task, node)));
+      total += weighted.weight() * score;
     }
     return total;
   }

@@ -43,6 +43,11 @@ public final class Snapshot {
     return boundary;
   }
 
+  /** Replaces a node's view (e.g. a simulator reflecting new load). */
+  public void replace(NodeInfo node) {
+    nodes.put(node.id(), node);
+  }
+
   public void assume(TaskRequest task, Decision decision) {
     NodeInfo node = nodes.get(decision.nodeId());
     if (node != null) {

@@ -14,7 +14,7 @@ public final class BinpackScore implements ScorePlugin {
   }
 
   @Override
-  public int score(TaskRequest task, NodeInfo node) {
-    return (int) Math.round(100 * NodeUtilization.of(node));
+  public double score(TaskRequest task, NodeInfo node) {
+    return 100 * NodeUtilization.of(node);
   }
 }

@@ -8,14 +8,19 @@ import io.heteroflow.controlplane.scheduler.builtin.TenantFilter;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
+import io.heteroflow.controlplane.scheduler.plugins.frag.FragmentationScore;
+import io.heteroflow.controlplane.scheduler.plugins.frag.TaskShapeMix;
 import io.heteroflow.controlplane.scheduler.plugins.nvlink.NvlinkPlugin;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/** The eight plugins HeteroFlow ships, registered by name with the defaults of conf/config.yaml, and the pipeline. */
+/** The plugins HeteroFlow ships (SPEC's eight, and frag), registered by name with the defaults of conf/config.yaml, and the pipeline. */
 public final class BuiltInPlugins {
   private BuiltInPlugins() {}
+
+  /** How many recent tasks the frag plugin learns the workload's mix of shapes from. */
+  public static final int FRAG_WINDOW = 2000;
 
   public static PluginRegistry registry(SchedulerConfig config) {
     ShardPlacement shards = new ShardPlacement(config);
@@ -29,6 +34,9 @@ public final class BuiltInPlugins {
     register(registry, config, TopologyScore.NAME, TopologyScore::new);
     register(registry, config, RdmaPlugin.NAME, RdmaPlugin::new);
     register(registry, config, PreemptPlugin.NAME, PreemptPlugin::new);
+    // frag learns the workload's task shapes from the tasks it sees, across rounds (one mix per registry)
+    TaskShapeMix learned = TaskShapeMix.learning(FRAG_WINDOW);
+    register(registry, config, FragmentationScore.NAME, () -> new FragmentationScore(config, learned));
     return registry.mutuallyExclusive(BinpackScore.NAME, SpreadScore.NAME);
   }
 

@@ -30,7 +30,7 @@ public final class RdmaPlugin implements ScorePlugin, FilterPlugin {
   }
 
   @Override
-  public int score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node) {
     String rdma = node.labels().get("rdma");
     if ("true".equalsIgnoreCase(rdma)) {
       return 70 + (int) Math.min(30, speedGbps(node.labels().get("rdma-speed")) / 10);

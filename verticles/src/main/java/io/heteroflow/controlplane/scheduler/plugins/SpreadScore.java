@@ -14,7 +14,7 @@ public final class SpreadScore implements ScorePlugin {
   }
 
   @Override
-  public int score(TaskRequest task, NodeInfo node) {
-    return (int) Math.round(100 * (1 - NodeUtilization.of(node)));
+  public double score(TaskRequest task, NodeInfo node) {
+    return 100 * (1 - NodeUtilization.of(node));
   }
 }

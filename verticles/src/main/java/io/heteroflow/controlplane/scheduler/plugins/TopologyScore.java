@@ -18,7 +18,7 @@ public final class TopologyScore implements ScorePlugin {
   }
 
   @Override
-  public int score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node) {
     return 50 + bonus(task.label("region"), node.region(), 5) + bonus(task.label("zone"), node.zone(), 15)
         + bonus(task.label("rack"), node.rack(), 10);
   }

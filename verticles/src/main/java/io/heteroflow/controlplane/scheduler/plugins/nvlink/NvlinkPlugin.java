@@ -50,7 +50,7 @@ public final class NvlinkPlugin implements ScorePlugin, FilterPlugin, BindPlugin
   }
 
   @Override
-  public int score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node) {
     NvlinkTopology topology = topologyOf(node);
     if (topology == null || !topology.hasLinks() || task.gpuRequired() == 0) {
       return NEUTRAL;

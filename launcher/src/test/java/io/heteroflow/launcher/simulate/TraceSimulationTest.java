@@ -1,0 +1,82 @@
+package io.heteroflow.launcher.simulate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The simulator on tiny hand-checked traces: the metric, the protocol, model constraints, and strict files. */
+class TraceSimulationTest {
+  @TempDir
+  Path dir;
+
+  private Trace trace(String nodes, String pods) throws Exception {
+    Path nodeFile = Files.writeString(dir.resolve("nodes.csv"), "sn,cpu_milli,memory_mib,gpu,model\n" + nodes);
+    Path podFile = Files.writeString(dir.resolve("openb_pod_list_tiny.csv"),
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n" + pods);
+    return Trace.read(nodeFile, podFile);
+  }
+
+  @Test
+  void wholeGpusFillTheClusterAndTheRestIsSkipped() throws Exception {
+    // 3 GPUs of capacity; 4 one-GPU pods = 133 % demand, so no pod is added: 3 placed, 1 skipped, whatever the order
+    Trace trace = trace("a,8000,16384,2,T4\nb,8000,16384,1,T4\n",
+        "p1,1000,1024,1,1000,\np2,1000,1024,1,1000,\np3,1000,1024,1,1000,\np4,1000,1024,1,1000,\n");
+    for (String policy : TraceSimulation.POLICIES) {
+      TraceSimulation.Curve curve = TraceSimulation.run(trace, policy, 42);
+      assertEquals(3, curve.placed(), policy);
+      assertEquals(1, curve.skipped(), policy);
+      assertEquals(100.0, curve.at(100), 1e-9, policy);
+      assertEquals(100.0, curve.at(130), 1e-9, policy);
+      assertEquals(100.0 / 3, curve.at(33), 1e-9, "one pod of three GPUs arrived: " + policy);
+    }
+  }
+
+  @Test
+  void sharesThatDoNotPairUpLeaveTheRestOfEachGpuIdle() throws Exception {
+    // 2 GPUs; five 600-milli pods (150 % demand): one per GPU fits, 1200 of 2000 milli allocated = 60 %
+    Trace trace = trace("a,8000,16384,1,T4\nb,8000,16384,1,T4\n",
+        "s1,100,128,1,600,\ns2,100,128,1,600,\ns3,100,128,1,600,\ns4,100,128,1,600,\ns5,100,128,1,600,\n");
+    TraceSimulation.Curve curve = TraceSimulation.run(trace, "frag", 7);
+    assertEquals(2, curve.placed());
+    assertEquals(60.0, curve.at(100), 1e-9);
+    assertEquals(60.0, curve.at(130), 1e-9);
+  }
+
+  @Test
+  void gpuSpecAndCpuAreRealConstraints() throws Exception {
+    // the V100 pods fit only node b (1 GPU); the CPU-heavy pod fits nowhere
+    Trace trace = trace("a,8000,16384,1,T4\nb,8000,16384,1,V100M16\n",
+        "v1,1000,1024,1,1000,V100M16|V100M32\nv2,1000,1024,1,1000,V100M16|V100M32\nbig,64000,1024,1,1000,\n");
+    TraceSimulation.Curve curve = TraceSimulation.run(trace, "binpack", 42);
+    assertEquals(1, curve.placed());
+    assertEquals(2, curve.skipped());
+  }
+
+  @Test
+  void theProtocolInflatesWithReplacementToOnePointThreeTimesCapacity() throws Exception {
+    Trace trace = trace("a,8000,16384,4,T4\n", "p1,1000,1024,1,1000,\n");
+    List<Trace.Pod> arrivals = TraceSimulation.inflate(trace.pods(), 1.3 * trace.gpuCapacityMilli(),
+        new java.util.Random(1));
+    assertEquals(6, arrivals.size(), "1 pod + 5 drawn: 6 GPUs of demand >= 5.2");
+  }
+
+  @Test
+  void malformedFilesNameTheirLineAndColumn() throws Exception {
+    IllegalArgumentException badNumber = assertThrows(IllegalArgumentException.class,
+        () -> trace("a,8000,16384,two,T4\n", "p,1,1,1,1000,\n"));
+    assertTrue(badNumber.getMessage().contains("line 2, column gpu: must be an integer"), badNumber.getMessage());
+    IllegalArgumentException missingColumn = assertThrows(IllegalArgumentException.class,
+        () -> Trace.read(Files.writeString(dir.resolve("n.csv"), "sn,cpu_milli,gpu,model\n"), dir.resolve("n.csv")));
+    assertTrue(missingColumn.getMessage().contains("line 1, column memory_mib"), missingColumn.getMessage());
+    IllegalArgumentException badShape = assertThrows(IllegalArgumentException.class,
+        () -> trace("a,8000,16384,1,T4\n", "p,1000,1024,2,500,\n"));
+    assertTrue(badShape.getMessage().contains("line 2, column gpu_milli"), badShape.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> TraceSimulation.policyConfig("random"));
+  }
+}

@@ -1,0 +1,68 @@
+package io.heteroflow.controlplane.scheduler.plugins.frag;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The workload's mix of task shapes, as probabilities: fixed (a trace's whole pod list, for the simulator)
+ * or learned from the last tasks the scheduler placed (a sliding window). Shapes rarer than the cut-off are
+ * left out: they cost time and barely move the expectation.
+ */
+public final class TaskShapeMix {
+  /** One shape and its probability. */
+  public record Weighted(TaskShape shape, double probability) {
+  }
+
+  private static final double CUT_OFF = 0.002;
+  private final int window;
+  private final Deque<TaskShape> recent = new ArrayDeque<>();
+  private final Map<TaskShape, Integer> counts = new HashMap<>();
+  private volatile List<Weighted> weights = List.of();
+
+  private TaskShapeMix(int window) {
+    this.window = window;
+  }
+
+  public static TaskShapeMix fixed(List<TaskShape> shapes) {
+    TaskShapeMix mix = new TaskShapeMix(Integer.MAX_VALUE);
+    shapes.forEach(shape -> mix.counts.merge(shape, 1, Integer::sum));
+    mix.publish(shapes.size());
+    return mix;
+  }
+
+  public static TaskShapeMix learning(int window) {
+    return new TaskShapeMix(window);
+  }
+
+  /** Adds a task the scheduler is about to place (learning mixes only). */
+  public synchronized void observe(TaskShape shape) {
+    if (window == Integer.MAX_VALUE) {
+      return;
+    }
+    recent.addLast(shape);
+    counts.merge(shape, 1, Integer::sum);
+    if (recent.size() > window) {
+      counts.computeIfPresent(recent.removeFirst(), (key, count) -> count == 1 ? null : count - 1);
+    }
+    publish(recent.size());
+  }
+
+  public List<Weighted> weights() {
+    return weights;
+  }
+
+  private void publish(int total) {
+    List<Weighted> list = new ArrayList<>();
+    counts.forEach((shape, count) -> {
+      double probability = (double) count / total;
+      if (probability >= CUT_OFF) {
+        list.add(new Weighted(shape, probability));
+      }
+    });
+    weights = List.copyOf(list);
+  }
+}
