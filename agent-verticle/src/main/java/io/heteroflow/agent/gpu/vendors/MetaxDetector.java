@@ -5,8 +5,6 @@ import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -63,43 +61,14 @@ public final class MetaxDetector implements GpuDetector {
       Matcher count = ATTACHED_GPUS.matcher(lines.get(i));
       if (count.matches()) {
         attached = Integer.valueOf(count.group(1));
-      } else if (isRow(lines.get(i)) && tokens(String.join(" ", cells(lines.get(i)))).contains("Bus-id")) {
+      } else if (BarTable.isRow(lines.get(i)) && BarTable.tokens(String.join(" ", BarTable.cells(TOOL, lines.get(i)))).contains("Bus-id")) {
         header = i;
       }
     }
-    if (header < 0 || header + 1 >= lines.size() || !isRow(lines.get(header + 1))) {
+    if (header < 0 || header + 1 >= lines.size() || !BarTable.isRow(lines.get(header + 1))) {
       throw new ToolOutputException(TOOL + " printed no GPU table (no 'Bus-id' header rows)");
     }
-    List<String> nameHeader = cells(lines.get(header));
-    List<String> usageHeader = cells(lines.get(header + 1));
-    List<DetectedCard> cards = new ArrayList<>();
-    List<List<String>> block = new ArrayList<>();
-    int lineNumber = header + 2;
-    for (; lineNumber < lines.size() && !lines.get(lineNumber).isEmpty(); lineNumber++) {
-      String line = lines.get(lineNumber);
-      if (isBorder(line)) {
-        if (block.size() == 1) {
-          throw new ToolOutputException(TOOL + ": GPU block ending at line " + (lineNumber + 1) + " has one row, not two");
-        }
-        if (block.size() == 2) {
-          cards.add(card(nameHeader, block.get(0), usageHeader, block.get(1)));
-        }
-        block.clear();
-      } else if (isRow(line) && block.size() < 2) {
-        List<String> row = cells(line);
-        int expected = block.isEmpty() ? nameHeader.size() : usageHeader.size();
-        if (row.size() != expected) {
-          throw new ToolOutputException(TOOL + ": line " + (lineNumber + 1) + " has " + row.size()
-              + " columns, the header has " + expected + ": '" + line + "'");
-        }
-        block.add(row);
-      } else {
-        throw new ToolOutputException(TOOL + ": unexpected line " + (lineNumber + 1) + " in the GPU table: '" + line + "'");
-      }
-    }
-    if (!block.isEmpty() || !isBorder(lines.get(lineNumber - 1))) {
-      throw new ToolOutputException(TOOL + " GPU table is cut off after " + cards.size() + " GPU(s)");
-    }
+    List<DetectedCard> cards = BarTable.twoRowBlocks(TOOL, "GPU", lines, header, MetaxDetector::card);
     if (attached != null && attached != cards.size()) {
       throw new ToolOutputException(TOOL + " reports " + attached + " attached GPUs but its table lists "
           + cards.size() + " (output cut off?)");
@@ -118,7 +87,7 @@ public final class MetaxDetector implements GpuDetector {
     if (!usedOfTotal.matches()) {
       throw new ToolOutputException(TOOL + ": GPU " + index + " memory '" + memory + "' is not 'used/total MiB'");
     }
-    String model = nameHeader.stream().anyMatch(cell -> tokens(cell).contains("NAME"))
+    String model = nameHeader.stream().anyMatch(cell -> BarTable.tokens(cell).contains("NAME"))
         ? field(nameHeader, nameRow, "NAME") : field(nameHeader, nameRow, "Name");
     return new DetectedCard(Integer.parseInt(index), null, normalisedModel(model),
         Long.parseLong(usedOfTotal.group(2)), Long.parseLong(usedOfTotal.group(1)),
@@ -132,12 +101,12 @@ public final class MetaxDetector implements GpuDetector {
    */
   private static String field(List<String> header, List<String> row, String name) throws ToolOutputException {
     for (int cell = 0; cell < header.size(); cell++) {
-      List<String> names = tokens(header.get(cell));
+      List<String> names = BarTable.tokens(header.get(cell));
       int position = names.indexOf(name);
       if (position < 0) {
         continue;
       }
-      List<String> values = tokens(row.get(cell));
+      List<String> values = BarTable.tokens(row.get(cell));
       if (names.size() == 1) {
         return String.join(" ", values);
       }
@@ -168,23 +137,4 @@ public final class MetaxDetector implements GpuDetector {
     return Integer.parseInt(matcher.group(1));
   }
 
-  private static boolean isRow(String line) {
-    return line.startsWith("|") && !isBorder(line);
-  }
-
-  private static boolean isBorder(String line) {
-    return !line.isEmpty() && line.chars().allMatch(c -> c == '+' || c == '-' || c == '=' || c == '|');
-  }
-
-  /** The cells between the bars of a row, stripped; a row that does not end with a bar was cut off. */
-  private static List<String> cells(String row) throws ToolOutputException {
-    if (row.length() < 2 || !row.endsWith("|")) {
-      throw new ToolOutputException(TOOL + ": table row is cut off: '" + row + "'");
-    }
-    return Arrays.stream(row.substring(1, row.length() - 1).split("\\|", -1)).map(String::strip).toList();
-  }
-
-  private static List<String> tokens(String cell) {
-    return cell.isBlank() ? List.of() : List.of(cell.strip().split("\\s+"));
-  }
 }
