@@ -122,8 +122,14 @@ public final class PluginRegistry {
     if (plugin instanceof FilterPlugin) {
       kind.add("filter");
     }
+    if (plugin instanceof PreScorePlugin) {
+      kind.add("prescore");
+    }
     if (plugin instanceof BindPlugin) {
       kind.add("bind");
+    }
+    if (plugin instanceof ShardPlacer) {
+      kind.add("shards");
     }
     if (plugin instanceof ConfigPlugin) {
       kind.add("config");
