@@ -34,8 +34,8 @@ import java.util.logging.Logger;
 
 /**
  * The main scheduling beat (SPEC §2): a round takes up to 200 pending tasks in queue order (a scan cursor
- * carries on in the next round), reads one snapshot, runs the plain-Java pipeline for each task and binds
- * by CAS. The immediate channel: a created task's id is queued (at most 1000; beyond that the queue scan
+ * carries on in the next round), reads one snapshot, runs the plain-Java pipeline for each task on a worker
+ * (staging each decision on the snapshot) and sends the binds, which are CAS transactions, all at once. The immediate channel: a created task's id is queued (at most 1000; beyond that the queue scan
  * finds it) and kicks a round at once, which takes it along with the next batch. The 5 s tick is the longest
  * gap, and while a pass over the queue keeps binding, rounds run back to back (each yields the event loop).
  */
@@ -121,7 +121,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       Future<List<NodeInfo>> nodes = services.nodes().snapshotNodes();
       Future<TenantBoundary> boundary = services.nodes().tenantBoundary();
       return Future.all(nodes, boundary)
-          .compose(read -> scheduleEach(tasks, 0, new Snapshot(nodes.result(), boundary.result()), plugins.result()))
+          .compose(read -> scheduleAll(tasks, new Snapshot(nodes.result(), boundary.result()), plugins.result()))
           .map(v -> {
             if (scanned.size() < BATCH - fresh.size()) {
               return endOfPass(!immediate.isEmpty());
@@ -152,22 +152,43 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     return again;
   }
 
-  private Future<Void> scheduleEach(List<TaskRecord> tasks, int index, Snapshot snapshot, PluginSet plugins) {
-    if (index == tasks.size() || !services.leadership().leading()) {
-      return Future.succeededFuture();
-    }
-    TaskRecord task = tasks.get(index);
-    return scheduleOne(task, snapshot, plugins)
-        .recover(e -> {
-          LOG.log(Level.WARNING, "scheduling task " + task.id() + " failed", e);
-          return Future.succeededFuture();
-        })
-        .compose(v -> scheduleEach(tasks, index + 1, snapshot, plugins));
+  /** A task and what the pipeline decided for it on this round's snapshot. */
+  private record Decided(TaskRecord task, TaskRequest request, Decision decision) {
   }
 
-  private Future<Void> scheduleOne(TaskRecord task, Snapshot snapshot, PluginSet plugins) {
-    TaskRequest request = task.toRequest();
-    Decision decision = services.pipeline().decide(request, snapshot, plugins);
+  /**
+   * Decides every task of the batch on a worker thread (the pipeline is CPU work; the event loop stays free),
+   * staging each placement on the snapshot as it goes, then sends all the binds at once: they run on the bind
+   * verticles of every member, bounded by the database pools, and PostgreSQL's CAS and constraints settle any
+   * clash. A staged placement whose bind was refused is simply forgotten: the next round reads PostgreSQL again.
+   */
+  private Future<Void> scheduleAll(List<TaskRecord> tasks, Snapshot snapshot, PluginSet plugins) {
+    return vertx.executeBlocking(() -> {
+      List<Decided> decided = new ArrayList<>();
+      for (TaskRecord task : tasks) {
+        TaskRequest request = task.toRequest();
+        Decision decision = services.pipeline().decide(request, snapshot, plugins);
+        if (decision.isPlaced()) {
+          snapshot.assume(request, decision);
+        }
+        decided.add(new Decided(task, request, decision));
+      }
+      return decided;
+    }, true).compose(decided -> {
+      List<Future<Void>> outcomes = new ArrayList<>();
+      for (Decided each : decided) {
+        outcomes.add(settle(each).recover(e -> {
+          LOG.log(Level.WARNING, "scheduling task " + each.task().id() + " failed", e);
+          return Future.succeededFuture();
+        }));
+      }
+      return Future.join(outcomes).mapEmpty();
+    });
+  }
+
+  private Future<Void> settle(Decided decided) {
+    TaskRecord task = decided.task();
+    Decision decision = decided.decision();
     if (!decision.isPlaced()) {
       services.metrics().attempt("unschedulable", decision.code().name());
       return services.tasks().setReason(task.id(), decision.code().name(), decision.message());
@@ -184,28 +205,29 @@ public final class SchedulerLoopVerticle extends VerticleBase {
             "the bind request was not answered (" + unanswered.getMessage() + "); retried from PostgreSQL next round",
             false)))
         .compose(outcome -> {
-      if (outcome.fenced()) {
-        LOG.warning("bind refused: " + outcome.message() + "; stepping down");
-        services.leadership().stepDown();
-        return Future.succeededFuture();
-      }
-      if (outcome.bound()) {
-        snapshot.assume(request, decision);
-        boundThisPass = true;
-        services.metrics().attempt("bound", null);
-        services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
-        vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
-            AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
-                fence.term()));
-        return Future.succeededFuture();
-      }
-      if (outcome.lostClaim()) {
-        services.metrics().bindConflict();
-        services.metrics().attempt("conflict", outcome.code().name());
-        return Future.succeededFuture();
-      }
-      services.metrics().attempt("rolled_back", outcome.code().name());
-      return services.tasks().setReason(task.id(), outcome.code().name(), outcome.message());
-    });
+          if (outcome.fenced()) {
+            if (services.leadership().leading()) {
+              LOG.warning("bind refused: " + outcome.message() + "; stepping down");
+            }
+            services.leadership().stepDown();
+            return Future.succeededFuture();
+          }
+          if (outcome.bound()) {
+            boundThisPass = true;
+            services.metrics().attempt("bound", null);
+            services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
+            vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
+                AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
+                    fence.term()));
+            return Future.succeededFuture();
+          }
+          if (outcome.lostClaim()) {
+            services.metrics().bindConflict();
+            services.metrics().attempt("conflict", outcome.code().name());
+            return Future.succeededFuture();
+          }
+          services.metrics().attempt("rolled_back", outcome.code().name());
+          return services.tasks().setReason(task.id(), outcome.code().name(), outcome.message());
+        });
   }
 }
