@@ -1,12 +1,203 @@
 package io.heteroflow.launcher.bench;
 
+import io.heteroflow.controlplane.store.Database;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
-/** {@code heteroflow bench}: the throughput benchmark (see README). */
+/**
+ * {@code heteroflow bench}: the scheduling throughput benchmark (see {@link BenchRunner} for what one scenario
+ * does). Runs the real control plane on a real PostgreSQL — an embedded one (zonky, fsync and synchronous
+ * commit on, like {@code dev}) unless {@code --pg-url} names a server, on which it creates and drops a database
+ * per scenario — and prints a markdown table; {@code --json FILE} also writes one object per scenario.
+ */
 public final class BenchCommand {
+  static final Set<String> FLAGS = Set.of("--scenario", "--json", "--pg-url", "--nodes", "--tasks", "--pg-seconds",
+      "--timeout", "--stall", "--heartbeat-s", "--seed", "--probes", "--jfr", "--warmup", "--half-load-s");
+
   private BenchCommand() {}
 
   public static void run(List<String> args) throws Exception {
-    throw new IllegalArgumentException("bench is not built yet");
+    if (args.contains("--help") || args.contains("-h")) {
+      System.out.println(usage());
+      return;
+    }
+    Map<String, String> flags = parse(args);
+    List<BenchScenario> scenarios = scenarios(flags);
+    BenchRunner.Options options = options(flags);
+    Path json = flags.containsKey("--json") ? Path.of(flags.get("--json")) : null;
+    if (json != null && json.toAbsolutePath().getParent() != null && !Files.isDirectory(json.toAbsolutePath().getParent())) {
+      throw new IllegalArgumentException("--json: no such directory " + json.toAbsolutePath().getParent());
+    }
+    String url = flags.getOrDefault("--pg-url", System.getenv("HETEROFLOW_PG_URL"));
+    PrintStream log = System.err;
+    List<JsonObject> results = new ArrayList<>();
+    try (BenchDatabases databases = url == null || url.isBlank() ? BenchDatabases.embedded() : BenchDatabases.external(url)) {
+      log.println("heteroflow bench: PostgreSQL " + databases.describe() + "; " + String.join(", ",
+          ProcessStats.describeMachine()));
+      for (BenchScenario scenario : scenarios) {
+        JsonObject result = new BenchRunner(scenario, options, log).run(databases.fresh(), databases::fresh);
+        result.put("postgres", databases.describe());
+        results.add(result);
+        if (json != null) { // after every scenario, so a later failure keeps the earlier results
+          Files.writeString(json, new JsonArray(new ArrayList<>(results)).encodePrettily() + "\n");
+        }
+      }
+    }
+    System.out.println(BenchReport.markdown(results));
+    for (JsonObject result : results) {
+      if (!result.getJsonArray("violations").isEmpty()) {
+        throw new IllegalStateException("scenario " + result.getString("scenario") + " broke invariants: "
+            + result.getJsonArray("violations").encode());
+      }
+    }
+  }
+
+  static String usage() {
+    return """
+        usage: java -jar heteroflow.jar bench [options]
+          --scenario NAME   brief (300 nodes, 2,000 tasks) | 10k-cards (1,250 nodes, 8,000 tasks)
+                            | 5000-nodes (5,000 nodes, 10,000 tasks) | all (default)
+          --json FILE       also write the results, one object per scenario
+          --pg-url URL      an external PostgreSQL (postgresql://user:pass@host:port/db; needs CREATEDB):
+                            a database is created and dropped per scenario; default: embedded PostgreSQL
+          --nodes N         override the scenario's node count (8 cards each)
+          --tasks M         override the scenario's burst size
+          --pg-seconds S    length of each raw PostgreSQL bind-transaction run (default 3)
+          --timeout S       give up on a drain after S seconds (default 900)
+          --stall S         end a drain when no task was bound for S seconds (default 12, > the 5 s tick)
+          --heartbeat-s S   every node heartbeats once per S seconds during the run (default 10, within the
+                            15 s offline grace; 2 is what real agents do; 0: only at registration, and the
+                            control plane's offline grace is raised to 1 h so no node drops out)
+          --seed N          the task mix's random seed (default 42)
+          --probes on|off   the per-phase probes (snapshot read, decide, bind round trips; default on)
+          --warmup N        tasks drained and released (in waves of <= 1,000) before the measured burst, so
+                            the JIT has compiled the hot paths (default 3000; 0: measure a cold control plane)
+          --half-load-s S   after the warm-up, S seconds of tasks arriving one by one (TaskStore.create and a
+                            kick each, as the API does) at half the warm-up's rate; reports their
+                            create→scheduled p50/p99 (default 5; 0: off; needs --warmup > 0)
+          --jfr DIR         record each drain with Flight Recorder (DIR/SCENARIO.jfr) and summarise it""";
+  }
+
+  static Map<String, String> parse(List<String> args) {
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < args.size(); i++) {
+      String flag = args.get(i);
+      if (!FLAGS.contains(flag)) {
+        throw new IllegalArgumentException("unknown option " + flag + " (known: "
+            + String.join(", ", FLAGS.stream().sorted().toList()) + ")");
+      }
+      if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
+        throw new IllegalArgumentException(flag + " needs a value");
+      }
+      if (values.put(flag, args.get(++i)) != null) {
+        throw new IllegalArgumentException(flag + " given twice");
+      }
+    }
+    return values;
+  }
+
+  static List<BenchScenario> scenarios(Map<String, String> flags) {
+    String name = flags.getOrDefault("--scenario", "all");
+    List<BenchScenario> chosen;
+    if (name.equals("all")) {
+      chosen = BenchScenario.ALL;
+    } else {
+      chosen = List.of(BenchScenario.named(name).orElseThrow(() -> new IllegalArgumentException(
+          "--scenario must be one of " + String.join(", ", BenchScenario.names()) + ", all; was '" + name + "'")));
+    }
+    List<BenchScenario> adjusted = new ArrayList<>();
+    for (BenchScenario scenario : chosen) {
+      if (flags.containsKey("--nodes")) {
+        scenario = scenario.withNodes(positiveInt(flags, "--nodes", 100_000));
+      }
+      if (flags.containsKey("--tasks")) {
+        scenario = scenario.withTasks(positiveInt(flags, "--tasks", 1_000_000));
+      }
+      adjusted.add(scenario);
+    }
+    return adjusted;
+  }
+
+  static BenchRunner.Options options(Map<String, String> flags) {
+    BenchRunner.Options defaults = BenchRunner.Options.defaults();
+    String probes = flags.getOrDefault("--probes", "on");
+    if (!probes.equals("on") && !probes.equals("off")) {
+      throw new IllegalArgumentException("--probes must be on or off, was '" + probes + "'");
+    }
+    return new BenchRunner.Options(
+        seconds(flags, "--pg-seconds", defaults.pgSeconds(), 0.1, 600),
+        seconds(flags, "--timeout", defaults.timeoutSeconds(), 1, 86_400),
+        seconds(flags, "--stall", defaults.stallSeconds(), 1, 3600),
+        seconds(flags, "--heartbeat-s", defaults.heartbeatSeconds(), 0, 3600),
+        flags.containsKey("--seed") ? longValue(flags, "--seed") : defaults.seed(),
+        probes.equals("on"),
+        flags.containsKey("--jfr") ? Path.of(flags.get("--jfr")) : null,
+        flags.containsKey("--warmup") ? nonNegativeInt(flags, "--warmup", 100_000) : defaults.warmupTasks(),
+        seconds(flags, "--half-load-s", defaults.halfLoadSeconds(), 0, 600));
+  }
+
+  private static int positiveInt(Map<String, String> flags, String flag, int max) {
+    String value = flags.get(flag);
+    try {
+      int parsed = Integer.parseInt(value);
+      if (parsed < 1 || parsed > max) {
+        throw new NumberFormatException();
+      }
+      return parsed;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " must be a whole number from 1 to " + max + ", was '" + value + "'");
+    }
+  }
+
+  private static int nonNegativeInt(Map<String, String> flags, String flag, int max) {
+    String value = flags.get(flag);
+    try {
+      int parsed = Integer.parseInt(value);
+      if (parsed < 0 || parsed > max) {
+        throw new NumberFormatException();
+      }
+      return parsed;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " must be a whole number from 0 to " + max + ", was '" + value + "'");
+    }
+  }
+
+  private static long longValue(Map<String, String> flags, String flag) {
+    try {
+      return Long.parseLong(flags.get(flag));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " must be a whole number, was '" + flags.get(flag) + "'");
+    }
+  }
+
+  private static double seconds(Map<String, String> flags, String flag, double fallback, double min, double max) {
+    if (!flags.containsKey(flag)) {
+      return fallback;
+    }
+    String value = flags.get(flag);
+    try {
+      double parsed = Double.parseDouble(value);
+      if (!(parsed >= min && parsed <= max) || (parsed > 0 && parsed < min)) {
+        throw new NumberFormatException();
+      }
+      return parsed;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " must be a number of seconds from " + min + " to " + max
+          + ", was '" + value + "'");
+    }
+  }
+
+  /** For tests and other callers: one scenario on a given database (the smoke test's entry point). */
+  static JsonObject runScenario(BenchScenario scenario, BenchRunner.Options options, Database database,
+                                java.util.function.Supplier<Database> scratch, PrintStream log) throws Exception {
+    return new BenchRunner(scenario, options, log).run(database, scratch);
   }
 }
