@@ -36,6 +36,7 @@ public final class AgentVerticle extends VerticleBase {
   public static final int MASTER_PORT = 29500;
   private static final long REQUEST_TIMEOUT_MS = 5000;
   private static final long REPORT_RETRY_MS = 2000;
+  private static final int CLAIM_ATTEMPTS = 15;
 
   private final NodeSource node;
   private final TaskExecutor executor;
@@ -119,7 +120,17 @@ public final class AgentVerticle extends VerticleBase {
     if (lastReading == null || !known.add(taskId)) {
       return;
     }
-    JsonObject claim = new JsonObject().put("task_id", taskId).put("node_id", node.nodeId());
+    claim(task, 0);
+  }
+
+  /**
+   * Claims the task (scheduled → running by CAS) and starts it. When the claim's answer is lost, the claim is
+   * repeated as a retry, which the control plane also grants for a task already running on this node: the
+   * first claim went through but this agent never started it.
+   */
+  private void claim(JsonObject task, int attempt) {
+    String taskId = task.getString("task_id");
+    JsonObject claim = new JsonObject().put("task_id", taskId).put("node_id", node.nodeId()).put("retry", attempt > 0);
     transport.request(BusAddresses.TASK_CLAIM, claim)
         .onSuccess(reply -> {
           if (!reply.getBoolean("claimed", false)) {
@@ -132,7 +143,13 @@ public final class AgentVerticle extends VerticleBase {
             executor.stop(taskId);
           }
         })
-        .onFailure(e -> known.remove(taskId));
+        .onFailure(e -> {
+          if (attempt < CLAIM_ATTEMPTS) {
+            vertx.setTimer(REPORT_RETRY_MS, id -> claim(task, attempt + 1));
+          } else {
+            known.remove(taskId);
+          }
+        });
   }
 
   /** The task's environment: its own variables, then what HeteroFlow sets (which a task cannot override). */

@@ -84,7 +84,12 @@ public final class NodeRegistryVerticle extends VerticleBase {
   private void claim(Message<JsonObject> message) {
     JsonObject body = message.body();
     withTask(message, body).compose(task -> {
-      if (task.status() != TaskStatus.SCHEDULED || !body.getString("node_id", "").equals(task.nodeId())) {
+      boolean ownNode = body.getString("node_id", "").equals(task.nodeId());
+      if (ownNode && task.status() == TaskStatus.RUNNING && body.getBoolean("retry", false)) {
+        // the agent's first claim went through but its reply was lost: the agent has not started it
+        return Future.succeededFuture(new JsonObject().put("claimed", true));
+      }
+      if (task.status() != TaskStatus.SCHEDULED || !ownNode) {
         return Future.succeededFuture(new JsonObject().put("claimed", false).put("status", task.status().wire()));
       }
       return services.tasks().transition(task.id(), TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)
