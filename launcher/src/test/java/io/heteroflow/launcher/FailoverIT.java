@@ -131,7 +131,7 @@ class FailoverIT {
     System.out.println("FAILOVER: first bind of the new leader " + failover.toMillis() + " ms after kill -9");
     assertTrue(failover.toMillis() <= 5000, "the new leader schedules within 5 s of the kill: " + failover);
 
-    survivor.eventually(Duration.ofSeconds(180), "every task terminal", () -> count(
+    survivor.eventually(Duration.ofSeconds(300), "every task terminal", () -> count(
         "SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'stopped')") == 0);
     assertEquals(500, count("SELECT count(*) FROM tasks WHERE status = 'succeeded' AND name LIKE 'burst-%'"));
     assertEquals(0, overlappingBookings(), "no card was ever booked twice at once");
@@ -157,7 +157,7 @@ class FailoverIT {
       new ProcessBuilder("kill", "-CONT", String.valueOf(zombie.process.pid())).start().waitFor();
       other.eventually(Duration.ofSeconds(60), "the thawed member to step down", () -> zombie.output()
           .contains("steps down"));
-      other.eventually(Duration.ofSeconds(120), "every task terminal", () -> count(
+      other.eventually(Duration.ofSeconds(300), "every task terminal", () -> count(
           "SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'stopped')") == 0);
       assertEquals(0, count("SELECT count(*) FROM tasks WHERE bound_term = " + zombieTerm
           + " AND scheduled_at > '" + Timestamp.from(takeover) + "'"), "no write of the old term after the takeover");
