@@ -20,7 +20,7 @@ import java.util.Set;
  */
 public final class BenchCommand {
   static final Set<String> FLAGS = Set.of("--scenario", "--json", "--pg-url", "--nodes", "--tasks", "--pg-seconds",
-      "--timeout", "--stall", "--heartbeat-s", "--seed", "--probes", "--jfr", "--warmup", "--half-load-s");
+      "--timeout", "--stall", "--heartbeat-s", "--seed", "--probes", "--jfr", "--warmup", "--half-load-s", "--pg-setting");
 
   private BenchCommand() {}
 
@@ -39,7 +39,12 @@ public final class BenchCommand {
     String url = flags.getOrDefault("--pg-url", System.getenv("HETEROFLOW_PG_URL"));
     PrintStream log = System.err;
     List<JsonObject> results = new ArrayList<>();
-    try (BenchDatabases databases = url == null || url.isBlank() ? BenchDatabases.embedded() : BenchDatabases.external(url)) {
+    Map<String, String> settings = pgSettings(flags);
+    if (!settings.isEmpty() && url != null && !url.isBlank()) {
+      throw new IllegalArgumentException("--pg-setting configures the embedded PostgreSQL; it cannot be used with --pg-url");
+    }
+    try (BenchDatabases databases = url == null || url.isBlank() ? BenchDatabases.embedded(settings)
+        : BenchDatabases.external(url)) {
       log.println("heteroflow bench: PostgreSQL " + databases.describe() + "; " + String.join(", ",
           ProcessStats.describeMachine()));
       for (BenchScenario scenario : scenarios) {
@@ -83,6 +88,8 @@ public final class BenchCommand {
           --half-load-s S   after the warm-up, S seconds of tasks arriving one by one (TaskStore.create and a
                             kick each, as the API does) at half the warm-up's rate; reports their
                             create→scheduled p50/p99 (default 5; 0: off; needs --warmup > 0)
+          --pg-setting N=V  extra settings of the embedded PostgreSQL, comma-separated (e.g.
+                            autovacuum_naptime=1s); not with --pg-url
           --jfr DIR         record each drain with Flight Recorder (DIR/SCENARIO.jfr) and summarise it""";
   }
 
@@ -102,6 +109,23 @@ public final class BenchCommand {
       }
     }
     return values;
+  }
+
+  /** {@code --pg-setting name=value[,name=value…]}: extra server settings of the embedded PostgreSQL. */
+  static Map<String, String> pgSettings(Map<String, String> flags) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    String value = flags.get("--pg-setting");
+    if (value == null) {
+      return settings;
+    }
+    for (String pair : value.split(",")) {
+      int equals = pair.indexOf('=');
+      if (equals <= 0 || equals == pair.length() - 1 || !pair.substring(0, equals).trim().matches("[a-z_.]+")) {
+        throw new IllegalArgumentException("--pg-setting must be name=value[,name=value...], was '" + value + "'");
+      }
+      settings.put(pair.substring(0, equals).trim(), pair.substring(equals + 1).trim());
+    }
+    return settings;
   }
 
   static List<BenchScenario> scenarios(Map<String, String> flags) {

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 /**
  * The PostgreSQL server the benchmark runs on, and a fresh database on it per use: an embedded server
  * (zonky, configured as the launcher's {@code dev} configures it: fsync on, synchronous_commit on,
- * max_connections 200) in a temporary directory, or an external server given by URL. Databases it created
+ * max_connections 200; plus pg_stat_statements preloaded, for the per-statement breakdown) in a temporary directory, or an external server given by URL. Databases it created
  * are dropped at close.
  */
 final class BenchDatabases implements AutoCloseable {
@@ -34,14 +34,18 @@ final class BenchDatabases implements AutoCloseable {
     this.root = root;
   }
 
-  static BenchDatabases embedded() throws IOException {
+  static BenchDatabases embedded(java.util.Map<String, String> extraSettings) throws IOException {
     Path root = Files.createTempDirectory("heteroflow-bench-");
-    EmbeddedPostgres postgres = EmbeddedPostgres.builder()
+    EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+    extraSettings.forEach(builder::setServerConfig);
+    EmbeddedPostgres postgres = builder
         .setDataDirectory(Files.createDirectories(root.resolve("pg")))
         .setCleanDataDirectory(false)
         .setServerConfig("fsync", "on")
         .setServerConfig("synchronous_commit", "on")
         .setServerConfig("max_connections", "200")
+        // per-statement server time of the drain (BenchRunner reads it); not in dev's configuration
+        .setServerConfig("shared_preload_libraries", "pg_stat_statements")
         .start();
     return new BenchDatabases(Database.of("localhost", postgres.getPort(), "postgres", "postgres", "postgres"),
         postgres, root);
@@ -75,6 +79,7 @@ final class BenchDatabases implements AutoCloseable {
         parts.add("fsync " + show(statement, "fsync"));
         parts.add("synchronous_commit " + show(statement, "synchronous_commit"));
         parts.add("shared_buffers " + show(statement, "shared_buffers"));
+        parts.add("autovacuum_naptime " + show(statement, "autovacuum_naptime"));
         description = String.join(", ", parts);
       } catch (SQLException e) {
         throw new IllegalStateException("cannot reach PostgreSQL at " + admin.jdbcUrl() + ": " + e.getMessage(), e);

@@ -51,25 +51,31 @@ import java.util.function.Supplier;
 /**
  * One benchmark scenario against the real control plane ({@link ControlPlane#deploy}) on a real PostgreSQL:
  * <ol>
- *   <li>the raw two-row bind transaction rate of this PostgreSQL ({@link RawPgBench}, scratch database);</li>
- *   <li>the control plane is deployed and waited on until it leads;</li>
+ *   <li>the raw two-row bind transaction rate of this PostgreSQL ({@link RawPgBench}, scratch database; measured
+ *       again at the end, the figure is the mean: fsync latency drifts);</li>
+ *   <li>the control plane is deployed and waited on until it leads; an event-bus interceptor
+ *       ({@link BindTracker}) counts the bind requests in flight;</li>
  *   <li>N nodes × 8 cards register the way agents do: heartbeats through {@code NodeStore.applyHeartbeat}
  *       (and keep heartbeating every {@code heartbeatSeconds}, spread evenly, so none goes offline; no agent
  *       runs, so bound tasks stay {@code scheduled});</li>
- *   <li>a pipeline probe times {@code decide} on the fresh snapshot (CPU only, nothing written);</li>
+ *   <li>warm-up waves of the same mix go through the whole path and are released (the JIT compiles the hot
+ *       paths); then the half-load phase: tasks created one by one through TaskStore.create with a kick each,
+ *       as the API does, at half the warm rate; then the tables are vacuumed;</li>
+ *   <li>a pipeline probe times {@code decide} on the empty fleet (CPU only, nothing written);</li>
  *   <li>the burst of M tasks ({@link TaskMix}) is inserted in 1,000-row statements (one transaction each, with
  *       the same "created" event TaskStore.create writes), the scheduler is kicked on
  *       {@link BusAddresses#SCHEDULER_KICK}, and the benchmark waits until no task is pending, or the bound
  *       count stops moving for {@code stallSeconds}, or {@code timeoutSeconds} pass;</li>
  *   <li>latencies come from the tasks table ({@code scheduled_at - created_at}), round durations from the
  *       {@code heteroflow_round_duration} histogram (difference over the drain), conflicts from
- *       {@code heteroflow_bind_conflicts}, CPU from /proc and the thread MXBean;</li>
+ *       {@code heteroflow_bind_conflicts}, CPU from /proc and the thread MXBean, the server time of every
+ *       statement from pg_stat_statements when the server preloads it (the embedded one does);</li>
  *   <li>a phase probe times what one round is made of on the loaded cluster: the snapshot read, the
  *       pending-batch read, {@code decide}, and the bind round trip through the bus and the BindVerticle with
- *       1 and with 16 binds in flight (probe tasks carry a node_selector no node matches, so the scheduler
- *       never takes them);</li>
- *   <li>the invariants are checked in PostgreSQL: every task bound at most once, allocations match the tasks,
- *       no card double-booked, shard memory within capacity, node ledgers exact.</li>
+ *       1 and with 16 binds in flight, and a real bind against the raw transaction interleaved (probe tasks
+ *       carry a node_selector no node matches, so the scheduler never takes them);</li>
+ *   <li>the invariants are checked in PostgreSQL ({@link Invariants}): every task bound at most once,
+ *       allocations match the tasks, no card double-booked, shard memory within capacity, node ledgers exact.</li>
  * </ol>
  */
 public final class BenchRunner {
@@ -138,6 +144,7 @@ public final class BenchRunner {
             cpOptions.leaseSeconds(), cpOptions.leaderBeatMs(), cpOptions.recoveryMs());
       }
       result.put("offline_grace_s", cpOptions.offlineGraceSeconds());
+      BindTracker bindTracker = new BindTracker(vertx.eventBus());
       ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, cpOptions, registry));
       Services services = running.services();
       awaitLeadership(services);
@@ -182,6 +189,8 @@ public final class BenchRunner {
       }
 
       // 5. the burst, the kick, the drain
+      boolean statements = resetStatements(client);
+      bindTracker.reset();
       PgStats pgBefore = PgStats.read(client);
       TimerWindow rounds = TimerWindow.open(registry, "heteroflow_round_duration");
       double conflictsBefore = counter(registry, "heteroflow_bind_conflicts");
@@ -200,6 +209,8 @@ public final class BenchRunner {
       JsonObject jfr = profile == null ? null : profile.stopAndSummarise();
       TimerWindow.Stats roundStats = rounds.close();
       PgStats pgAfter = PgStats.read(client);
+      JsonArray topStatements = statements ? topStatements(client) : null;
+      JsonObject bindRequests = bindTracker.window();
       double conflicts = counter(registry, "heteroflow_bind_conflicts") - conflictsBefore;
       Map<String, Double> attemptsDuring = attemptsSince(registry, attemptsBefore);
 
@@ -220,6 +231,7 @@ public final class BenchRunner {
           .put("rounds", roundStats.count()).put("round_mean_ms", round2(roundStats.meanMs()))
           .put("rounds_total_seconds", round3(roundStats.totalMs() / 1000))
           .put("bind_conflicts", Math.round(conflicts))
+          .put("bind_requests", bindRequests)
           .put("scheduling_attempts", new JsonObject(new LinkedHashMap<>(attemptsDuring)));
       double windowSeconds = seconds(cpuAfter.nanoTime() - cpuBefore.nanoTime());
       double jvmCpu = cpuAfter.jvmCpuSeconds() - cpuBefore.jvmCpuSeconds();
@@ -253,6 +265,14 @@ public final class BenchRunner {
       if (jfr != null) {
         result.put("jfr", jfr);
       }
+      if (topStatements != null) {
+        for (int i = 0; i < topStatements.size(); i++) {
+          JsonObject statement = topStatements.getJsonObject(i);
+          statement.put("calls_per_bound_task", bound == 0 ? null : round2(statement.getLong("calls") / (double) bound))
+              .put("ms_per_bound_task", bound == 0 ? null : round3(statement.getDouble("total_ms") / bound));
+        }
+        result.put("pg_statements", topStatements);
+      }
       if (others > 0.1 * windowSeconds * ProcessStats.cores()) {
         log(String.format("  WARNING: other processes used %.1f CPU s of the %.1f s window (%d cores): the machine"
             + " was not quiet, the figures are pessimistic", others, windowSeconds, ProcessStats.cores()));
@@ -263,7 +283,7 @@ public final class BenchRunner {
 
       // 7. what one round is made of, on the loaded cluster
       if (options.probes()) {
-        phaseProbe(services, vertx, raw, burst, phases);
+        phaseProbe(services, vertx, client, registry, raw, burst, phases);
         result.put("phases", phases);
       }
       heartbeats.stop();
@@ -395,7 +415,8 @@ public final class BenchRunner {
       + " SELECT id, 'transition', NULL, 'pending', 'created' FROM created";
 
   /** The burst in statements of 1,000 rows, one transaction each (tasks and their "created" events). */
-  static void insert(Pool client, List<TaskMix.Task> tasks) throws Exception {
+  static List<UUID> insert(Pool client, List<TaskMix.Task> tasks) throws Exception {
+    List<UUID> all = new ArrayList<>(tasks.size());
     for (int from = 0; from < tasks.size(); from += INSERT_CHUNK) {
       List<TaskMix.Task> chunk = tasks.subList(from, Math.min(tasks.size(), from + INSERT_CHUNK));
       int n = chunk.size();
@@ -411,6 +432,7 @@ public final class BenchRunner {
       for (int i = 0; i < n; i++) {
         TaskSpec spec = chunk.get(i).spec();
         ids[i] = UUID.randomUUID();
+        all.add(ids[i]);
         names[i] = spec.name();
         types[i] = spec.type();
         priorities[i] = spec.priority();
@@ -424,6 +446,7 @@ public final class BenchRunner {
           .addArrayOfString(types).addArrayOfInteger(priorities).addArrayOfInteger(gpus).addArrayOfLong(gpuMemory)
           .addArrayOfString(specs).addArrayOfDouble(cpus).addArrayOfLong(memory)));
     }
+    return all;
   }
 
   static final String WARMUP_NAME = "bench-warmup";
@@ -670,7 +693,8 @@ public final class BenchRunner {
   }
 
   /** Times the parts of a round on the loaded cluster (see the class comment). */
-  private void phaseProbe(Services services, Vertx vertx, RawPgBench raw, List<TaskMix.Task> burst, JsonObject phases)
+  private void phaseProbe(Services services, Vertx vertx, Pool client, PrometheusMeterRegistry registry,
+                          RawPgBench raw, List<TaskMix.Task> burst, JsonObject phases)
       throws Exception {
     log("  phase probe");
     double[] snapshotMs = new double[5];
@@ -722,14 +746,14 @@ public final class BenchRunner {
       return;
     }
     LeaderStore.Fence fence = services.leadership().fence();
-    List<UUID> probeTasks = new ArrayList<>();
-    for (int i = 0; i < 4 * perRun; i++) {
-      TaskSpec spec = TaskMix.spec(PROBE_NAME, "job", 50, 1, 0, 4, 32768, Map.of("bench-probe", "nowhere"));
-      probeTasks.add(await(services.tasks().create("default", spec, null, "probe")).task().id());
-    }
+    // probe tasks: one card each, a node_selector no node matches (the scheduler cannot place them), created
+    // in one statement just before each timed run, so a scheduler tick rarely finds them pending
+    UUID[] probeTasks = new UUID[4 * perRun];
+    TaskMix.Task probe = new TaskMix.Task(TaskMix.spec(PROBE_NAME, "job", 50, 1, 0, 4, 32768,
+        Map.of("bench-probe", "nowhere")));
     Function<Integer, Future<Boolean>> viaBus = i -> {
       int[] slot = slots.get(i);
-      JsonObject request = new JsonObject().put("task_id", probeTasks.get(i).toString())
+      JsonObject request = new JsonObject().put("task_id", probeTasks[i].toString())
           .put("node_id", snapshot.get(slot[0]).id()).put("gpu_indices", new JsonArray().add(slot[1]))
           .put("shard", null).put("fence", new JsonObject().put("member", fence.member()).put("term", fence.term()));
       return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, request,
@@ -737,19 +761,34 @@ public final class BenchRunner {
     };
     Function<Integer, Future<Boolean>> direct = i -> {
       int[] slot = slots.get(i);
-      return services.binds().bind(probeTasks.get(i), snapshot.get(slot[0]).id(), List.of(slot[1]), null, fence)
+      return services.binds().bind(probeTasks[i], snapshot.get(slot[0]).id(), List.of(slot[1]), null, fence)
           .map(outcome -> outcome.bound());
     };
+    Map<String, Double> attempts = attempts(registry);
+    createProbes(client, probeTasks, probe, 0, perRun);
     phases.put("bind_via_bus_1_in_flight", timedRun(0, perRun, 1, viaBus));
+    createProbes(client, probeTasks, probe, perRun, perRun);
     phases.put("bind_direct_1_in_flight", timedRun(perRun, perRun, 1, direct));
+    createProbes(client, probeTasks, probe, 2 * perRun, perRun);
     phases.put("bind_via_bus_16_in_flight", timedRun(2 * perRun, perRun, 16, viaBus));
     // the real bind and the raw two-row transaction alternately, one at a time: same disk, same moment
     raw.prepareSingles(perRun);
+    createProbes(client, probeTasks, probe, 3 * perRun, perRun);
     List<Function<Integer, Future<Boolean>>> pair = List.of(i -> direct.apply(3 * perRun + i),
         i -> raw.oneTransaction());
     List<JsonObject> interleaved = interleaved(perRun, pair);
     phases.put("interleaved_bind_vs_raw_tx", new JsonObject().put("bind_direct", interleaved.get(0))
         .put("raw_two_row_tx", interleaved.get(1)));
+    // decisions the scheduler made meanwhile (a tick that found probe tasks pending competes with the probes)
+    phases.put("scheduler_decisions_during_bind_probes", attemptsSince(registry, attempts).values().stream()
+        .mapToDouble(Double::doubleValue).sum());
+  }
+
+  private static void createProbes(Pool client, UUID[] ids, TaskMix.Task probe, int from, int count) throws Exception {
+    List<UUID> created = insert(client, java.util.Collections.nCopies(count, probe));
+    for (int i = 0; i < count; i++) {
+      ids[from + i] = created.get(i);
+    }
   }
 
   /** {@code count} rounds of each call in turn, one call in flight; latencies of each call. */
@@ -831,6 +870,32 @@ public final class BenchRunner {
       }
       bindLoop(first, count, next, bound, millis, bind, done);
     });
+  }
+
+  /** pg_stat_statements, when the server preloads it: created in this database and reset; false otherwise. */
+  private static boolean resetStatements(Pool client) {
+    try {
+      await(client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").execute());
+      await(client.query("SELECT pg_stat_statements_reset()").execute());
+      return true;
+    } catch (Exception e) {
+      return false; // not preloaded (e.g. an external server): the breakdown is left out
+    }
+  }
+
+  /** The statements of this database by total server execution time during the drain (pg_stat_statements). */
+  private static JsonArray topStatements(Pool client) throws Exception {
+    JsonArray top = new JsonArray();
+    await(client.query("SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time,"
+        + " mean_exec_time, rows FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database"
+        + " WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 16").execute())
+        .forEach(row -> {
+          String query = row.getString("query");
+          top.add(new JsonObject().put("query", query.length() > 160 ? query.substring(0, 157) + "..." : query)
+              .put("calls", row.getLong("calls")).put("total_ms", round1(row.getDouble("total_exec_time")))
+              .put("mean_ms", round3(row.getDouble("mean_exec_time"))).put("rows", row.getLong("rows")));
+        });
+    return top;
   }
 
   /** Transactions committed and rolled back in this database (pg_stat_database; its counters lag ~0.5 s). */
