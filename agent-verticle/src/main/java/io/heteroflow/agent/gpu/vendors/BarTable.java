@@ -11,6 +11,9 @@ import java.util.List;
  * rows per card separated by {@code +---+} borders, read by cells and tokens, never by fixed offsets.
  */
 final class BarTable {
+  private static final java.util.regex.Pattern NUMBER_WITH_UNIT =
+      java.util.regex.Pattern.compile("(\\d+)\\s*(%|C)?");
+
   private BarTable() {}
 
   /** Makes one card from the two header rows and the card's two rows. */
@@ -84,5 +87,47 @@ final class BarTable {
       throw new ToolOutputException(tool + " " + unit + " table is cut off after " + cards.size() + " " + unit + "(s)");
     }
     return cards;
+  }
+
+  /**
+   * The value under {@code name} in a row. A header cell holding several names ("Fan Temp Pwr:Usage/Cap") maps
+   * tokens one to one, except that its free-text column (the first of {@code freeText} it holds, else its last)
+   * takes the spare tokens.
+   */
+  static String field(String tool, String unit, List<String> header, List<String> row, String name,
+                      List<String> freeText) throws ToolOutputException {
+    for (int cell = 0; cell < header.size(); cell++) {
+      List<String> names = tokens(header.get(cell));
+      int position = names.indexOf(name);
+      if (position < 0) {
+        continue;
+      }
+      List<String> values = tokens(row.get(cell));
+      if (names.size() == 1) {
+        return String.join(" ", values);
+      }
+      if (values.size() < names.size()) {
+        throw new ToolOutputException(tool + ": '" + row.get(cell) + "' has fewer values than '" + header.get(cell) + "'");
+      }
+      int wide = freeText.stream().filter(names::contains).findFirst().map(names::indexOf).orElse(names.size() - 1);
+      int spare = values.size() - names.size();
+      if (position != wide) {
+        return values.get(position < wide ? position : position + spare);
+      }
+      return String.join(" ", values.subList(wide, wide + spare + 1));
+    }
+    throw new ToolOutputException(tool + ": the " + unit + " table has no '" + name + "' column");
+  }
+
+  /** A whole number with an optional % or C unit; N/A reads as 0. */
+  static int number(String tool, String text, String what) throws ToolOutputException {
+    if (text.equals("N/A")) {
+      return 0;
+    }
+    java.util.regex.Matcher matcher = NUMBER_WITH_UNIT.matcher(text);
+    if (!matcher.matches()) {
+      throw new ToolOutputException(tool + ": " + what + " '" + text + "' is not a number");
+    }
+    return Integer.parseInt(matcher.group(1));
   }
 }

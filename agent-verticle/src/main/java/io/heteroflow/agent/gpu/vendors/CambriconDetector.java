@@ -22,7 +22,6 @@ import java.util.regex.Pattern;
 public final class CambriconDetector implements GpuDetector {
   static final String TOOL = "cnmon";
   private static final Pattern MEMORY_USAGE = Pattern.compile("(\\d+)\\s*MiB\\s*/\\s*(\\d+)\\s*MiB");
-  private static final Pattern NUMBER_WITH_UNIT = Pattern.compile("(\\d+)\\s*(%|C)?");
 
   @Override
   public GpuVendor vendor() {
@@ -74,47 +73,12 @@ public final class CambriconDetector implements GpuDetector {
         number(field(usageHeader, usageRow, "Temp"), "temperature"), null);
   }
 
-  /**
-   * The value under {@code name} in a row. A header cell holding several names ("Fan Temp Pwr:Usage/Cap") maps
-   * tokens one to one, except that its free-text column (Name or Pwr:Usage/Cap, else the last) takes the spare tokens.
-   */
   private static String field(List<String> header, List<String> row, String name) throws ToolOutputException {
-    for (int cell = 0; cell < header.size(); cell++) {
-      List<String> names = BarTable.tokens(header.get(cell));
-      int position = names.indexOf(name);
-      if (position < 0) {
-        continue;
-      }
-      List<String> values = BarTable.tokens(row.get(cell));
-      if (names.size() == 1) {
-        return String.join(" ", values);
-      }
-      if (values.size() < names.size()) {
-        throw new ToolOutputException(TOOL + ": '" + row.get(cell) + "' has fewer values than '" + header.get(cell) + "'");
-      }
-      int wide = names.contains("Name") ? names.indexOf("Name")
-          : names.contains("Pwr:Usage/Cap") ? names.indexOf("Pwr:Usage/Cap") : names.size() - 1;
-      int spare = values.size() - names.size();
-      if (position < wide) {
-        return values.get(position);
-      }
-      if (position > wide) {
-        return values.get(position + spare);
-      }
-      return String.join(" ", values.subList(wide, wide + spare + 1));
-    }
-    throw new ToolOutputException(TOOL + ": the card table has no '" + name + "' column");
+    return BarTable.field(TOOL, "card", header, row, name, List.of("Name", "Pwr:Usage/Cap"));
   }
 
   private static int number(String text, String what) throws ToolOutputException {
-    if (text.equals("N/A")) {
-      return 0;
-    }
-    Matcher matcher = NUMBER_WITH_UNIT.matcher(text);
-    if (!matcher.matches()) {
-      throw new ToolOutputException(TOOL + ": " + what + " '" + text + "' is not a number");
-    }
-    return Integer.parseInt(matcher.group(1));
+    return BarTable.number(TOOL, text, what);
   }
 
 }

@@ -24,9 +24,9 @@ import java.util.regex.Pattern;
 public final class MetaxDetector implements GpuDetector {
   static final String TOOL = "mx-smi";
   private static final Pattern MEMORY_USAGE = Pattern.compile("(\\d+)\\s*(?:MiB)?\\s*/\\s*(\\d+)\\s*MiB");
-  private static final Pattern NUMBER_WITH_UNIT = Pattern.compile("(\\d+)\\s*(%|C)?");
   private static final Pattern SPELLED_OUT_MODEL = Pattern.compile("(?i)metax\\s+(\\S+)");
-  private static final List<String> FREE_TEXT_COLUMNS = List.of("NAME", "Name", "Power", "Pwr:Usage/Cap");
+  /** The cell column that takes a header cell's spare tokens: the first of these it holds. */
+  private static final List<String> FREE_TEXT_COLUMNS = List.of("Pwr:Usage/Cap", "Power", "Name", "NAME");
   private static final Pattern ATTACHED_GPUS = Pattern.compile("Attached GPUs\\s*:\\s*(\\d+)");
 
   @Override
@@ -95,46 +95,12 @@ public final class MetaxDetector implements GpuDetector {
         number(field(usageHeader, usageRow, "Temp"), "temperature"), null);
   }
 
-  /**
-   * The value under {@code name} in a row. A header cell holding several names ("Temp Pwr:Usage/Cap") maps tokens
-   * one to one, except that its free-text column (NAME/Name, Power or Pwr:Usage/Cap, else the last) takes the spares.
-   */
   private static String field(List<String> header, List<String> row, String name) throws ToolOutputException {
-    for (int cell = 0; cell < header.size(); cell++) {
-      List<String> names = BarTable.tokens(header.get(cell));
-      int position = names.indexOf(name);
-      if (position < 0) {
-        continue;
-      }
-      List<String> values = BarTable.tokens(row.get(cell));
-      if (names.size() == 1) {
-        return String.join(" ", values);
-      }
-      if (values.size() < names.size()) {
-        throw new ToolOutputException(TOOL + ": '" + row.get(cell) + "' has fewer values than '" + header.get(cell) + "'");
-      }
-      int wide = names.size() - 1;
-      for (String freeText : FREE_TEXT_COLUMNS) {
-        wide = names.contains(freeText) ? names.indexOf(freeText) : wide;
-      }
-      int spare = values.size() - names.size();
-      if (position != wide) {
-        return values.get(position < wide ? position : position + spare);
-      }
-      return String.join(" ", values.subList(wide, wide + spare + 1));
-    }
-    throw new ToolOutputException(TOOL + ": the GPU table has no '" + name + "' column");
+    return BarTable.field(TOOL, "GPU", header, row, name, FREE_TEXT_COLUMNS);
   }
 
   private static int number(String text, String what) throws ToolOutputException {
-    if (text.equals("N/A")) {
-      return 0;
-    }
-    Matcher matcher = NUMBER_WITH_UNIT.matcher(text);
-    if (!matcher.matches()) {
-      throw new ToolOutputException(TOOL + ": " + what + " '" + text + "' is not a number");
-    }
-    return Integer.parseInt(matcher.group(1));
+    return BarTable.number(TOOL, text, what);
   }
 
 }
