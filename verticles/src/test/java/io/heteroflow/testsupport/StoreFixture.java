@@ -3,6 +3,7 @@ package io.heteroflow.testsupport;
 import static io.heteroflow.testsupport.ControlPlaneHarness.await;
 
 import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.heteroflow.controlplane.store.BatchBindStore;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.Database;
 import io.heteroflow.controlplane.store.NodeStore;
@@ -27,6 +28,7 @@ public final class StoreFixture implements AutoCloseable {
   public final TaskStore tasks;
   public final NodeStore nodes;
   public final BindStore binds;
+  public final BatchBindStore batchBinds;
 
   public StoreFixture(int poolSize) throws Exception {
     Database database = TestPostgres.freshDatabase();
@@ -34,6 +36,7 @@ public final class StoreFixture implements AutoCloseable {
     tasks = new TaskStore(pool);
     nodes = new NodeStore(pool);
     binds = new BindStore(pool, SchedulerConfig.defaults());
+    batchBinds = new BatchBindStore(pool, SchedulerConfig.defaults(), binds);
   }
 
   public void node(String id, int cards) throws Exception {
@@ -48,7 +51,11 @@ public final class StoreFixture implements AutoCloseable {
   }
 
   public TaskRecord task(int gpus) throws Exception {
-    TaskSpec spec = new TaskSpec("t", "job", null, List.of("true"), Map.of(), 50, false, gpus, 0, null, List.of(),
+    return task("job", gpus);
+  }
+
+  public TaskRecord task(String type, int gpus) throws Exception {
+    TaskSpec spec = new TaskSpec("t", type, null, List.of("true"), Map.of(), 50, false, gpus, 0, null, List.of(),
         0, 0, 60, Map.of(), null, Map.of());
     return await(tasks.create("default", spec, null, "x")).task();
   }

@@ -1,5 +1,8 @@
 package io.heteroflow.launcher.bench;
 
+import io.heteroflow.controlplane.scheduler.BindVerticle;
+import io.heteroflow.controlplane.store.BindStore;
+
 import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.config.SchedulerConfig;
@@ -753,11 +756,10 @@ public final class BenchRunner {
         Map.of("bench-probe", "nowhere")));
     Function<Integer, Future<Boolean>> viaBus = i -> {
       int[] slot = slots.get(i);
-      JsonObject request = new JsonObject().put("task_id", probeTasks[i].toString())
-          .put("node_id", snapshot.get(slot[0]).id()).put("gpu_indices", new JsonArray().add(slot[1]))
-          .put("shard", null).put("fence", new JsonObject().put("member", fence.member()).put("term", fence.term()));
+      JsonObject request = BindVerticle.request(List.of(new BindStore.Request(probeTasks[i],
+          snapshot.get(slot[0]).id(), List.of(slot[1]), null)), fence);
       return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, request,
-          new DeliveryOptions().setSendTimeout(10_000)).map(reply -> reply.body().getBoolean("bound", false));
+          new DeliveryOptions().setSendTimeout(10_000)).map(reply -> BindVerticle.outcomes(reply.body()).get(0).bound());
     };
     Function<Integer, Future<Boolean>> direct = i -> {
       int[] slot = slots.get(i);

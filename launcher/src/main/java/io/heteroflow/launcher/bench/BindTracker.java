@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Counts bind requests in flight on the event bus (an outbound interceptor: a request to
+ * Counts bind requests (each a batch of binds) in flight on the event bus (an outbound interceptor: a request to
  * {@link BusAddresses#SCHEDULER_BIND} starts one, the BindVerticle's reply ends it), so the benchmark can say
  * how many binds the scheduler really had outstanding at once.
  */
@@ -27,7 +27,7 @@ final class BindTracker {
         sent.incrementAndGet();
         inFlightSum.addAndGet(now);
       } else if (message.address() != null && message.address().startsWith("__vertx.reply")
-          && message.body() instanceof JsonObject body && body.containsKey("bound") && body.containsKey("fenced")) {
+          && message.body() instanceof JsonObject body && body.containsKey("outcomes")) {
         inFlight.decrementAndGet();
       }
       context.next();

@@ -1,6 +1,8 @@
 package io.heteroflow.controlplane.scheduler;
 
 import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.registry.AgentMessages;
+import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
@@ -10,13 +12,14 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
 /**
- * The bind stage on every control plane: takes a decided task off the bus and binds it in one PostgreSQL
- * transaction under the leader's fence (schema in docs/event-bus.md). Which member binds does not matter:
- * the task CAS, the card index and the term fence decide.
+ * The bind stage on every control plane: takes a batch of decided tasks off the bus and binds them in one
+ * PostgreSQL transaction under the leader's fence (schema in docs/event-bus.md). Which member binds does not
+ * matter: the task CAS, the card index and the term fence decide.
  */
 public final class BindVerticle extends VerticleBase {
   private final Services services;
@@ -32,22 +35,31 @@ public final class BindVerticle extends VerticleBase {
   }
 
   private void bind(Message<JsonObject> message) {
-    JsonObject request = message.body();
-    JsonObject fence = request.getJsonObject("fence");
-    JsonObject shard = request.getJsonObject("shard");
-    services.binds().bind(UUID.fromString(request.getString("task_id")), request.getString("node_id"),
-            request.getJsonArray("gpu_indices", new JsonArray()).stream().map(i -> ((Number) i).intValue()).toList(),
-            shard == null ? null : new ShardAssignment(shard.getInteger("card_index"), shard.getLong("memory_mb"),
-                shard.getInteger("compute_percent"), shard.getString("qos")),
-            new LeaderStore.Fence(fence.getString("member"), fence.getLong("term")))
-        .onSuccess(outcome -> message.reply(toJson(outcome)))
+    JsonObject body = message.body();
+    JsonObject fence = body.getJsonObject("fence");
+    List<BindStore.Request> requests = new ArrayList<>();
+    for (Object each : body.getJsonArray("binds", new JsonArray())) {
+      JsonObject bind = (JsonObject) each;
+      JsonObject shard = bind.getJsonObject("shard");
+      requests.add(new BindStore.Request(UUID.fromString(bind.getString("task_id")), bind.getString("node_id"),
+          bind.getJsonArray("gpu_indices", new JsonArray()).stream().map(i -> ((Number) i).intValue()).toList(),
+          shard == null ? null : new ShardAssignment(shard.getInteger("card_index"), shard.getLong("memory_mb"),
+              shard.getInteger("compute_percent"), shard.getString("qos"))));
+    }
+    services.batchBinds().bind(requests, new LeaderStore.Fence(fence.getString("member"), fence.getLong("term")))
+        .onSuccess(outcomes -> message.reply(new JsonObject()
+            .put("outcomes", new JsonArray(outcomes.stream().map(BindVerticle::toJson).toList()))))
         .onFailure(e -> message.fail(503, "bind failed: " + e.getMessage()));
   }
 
-  static JsonObject request(UUID taskId, String nodeId, List<Integer> gpuIndices, JsonObject shard,
-                            LeaderStore.Fence fence) {
-    return new JsonObject().put("task_id", taskId.toString()).put("node_id", nodeId)
-        .put("gpu_indices", new JsonArray(List.copyOf(gpuIndices))).put("shard", shard)
+  /** The Bind message for a batch of placements under one fence. */
+  public static JsonObject request(List<BindStore.Request> requests, LeaderStore.Fence fence) {
+    JsonArray binds = new JsonArray();
+    for (BindStore.Request request : requests) {
+      binds.add(new JsonObject().put("task_id", request.taskId().toString()).put("node_id", request.nodeId())
+          .put("gpu_indices", new JsonArray(request.gpuIndices())).put("shard", AgentMessages.shard(request.shard())));
+    }
+    return new JsonObject().put("binds", binds)
         .put("fence", new JsonObject().put("member", fence.member()).put("term", fence.term()));
   }
 
@@ -57,10 +69,16 @@ public final class BindVerticle extends VerticleBase {
         .put("fenced", outcome.fenced());
   }
 
-  static BindStore.Outcome fromJson(JsonObject reply) {
-    String code = reply.getString("code");
-    return new BindStore.Outcome(reply.getBoolean("bound", false), reply.getInteger("host_port"),
-        code == null ? null : io.heteroflow.controlplane.scheduler.framework.ReasonCode.valueOf(code),
-        reply.getString("message"), reply.getBoolean("fenced", false));
+  /** The BindOutcomes of a reply, in the order of the request's binds. */
+  public static List<BindStore.Outcome> outcomes(JsonObject reply) {
+    List<BindStore.Outcome> outcomes = new ArrayList<>();
+    for (Object each : reply.getJsonArray("outcomes", new JsonArray())) {
+      JsonObject outcome = (JsonObject) each;
+      String code = outcome.getString("code");
+      outcomes.add(new BindStore.Outcome(outcome.getBoolean("bound", false), outcome.getInteger("host_port"),
+          code == null ? null : ReasonCode.valueOf(code), outcome.getString("message"),
+          outcome.getBoolean("fenced", false)));
+    }
+    return outcomes;
   }
 }

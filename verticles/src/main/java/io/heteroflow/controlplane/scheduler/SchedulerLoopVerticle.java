@@ -23,6 +23,7 @@ import java.time.Instant;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.LinkedHashMap;
@@ -43,6 +44,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   public static final int BATCH = 200;
   public static final long TICK_MS = 5000;
   public static final int IMMEDIATE_CAPACITY = 1000;
+  /** About this many binds share one transaction; a round's chunks bind in parallel. */
+  static final int BIND_CHUNK = 50;
   private static final DeliveryOptions BIND_DELIVERY = new DeliveryOptions().setSendTimeout(10_000);
   private static final Logger LOG = Logger.getLogger(SchedulerLoopVerticle.class.getName());
 
@@ -153,14 +156,15 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   }
 
   /** A task and what the pipeline decided for it on this round's snapshot. */
-  private record Decided(TaskRecord task, TaskRequest request, Decision decision) {
+  record Decided(TaskRecord task, TaskRequest request, Decision decision) {
   }
 
   /**
    * Decides every task of the batch on a worker thread (the pipeline is CPU work; the event loop stays free),
-   * staging each placement on the snapshot as it goes, then sends all the binds at once: they run on the bind
-   * verticles of every member, bounded by the database pools, and PostgreSQL's CAS and constraints settle any
-   * clash. A staged placement whose bind was refused is simply forgotten: the next round reads PostgreSQL again.
+   * staging each placement on the snapshot as it goes, then sends the placements as a few bind batches over
+   * disjoint node sets at once: each is one PostgreSQL transaction on whichever member's bind verticle takes
+   * it, and PostgreSQL's CAS and constraints settle any clash. A staged placement whose bind was refused is
+   * simply forgotten: the next round reads PostgreSQL again.
    */
   private Future<Void> scheduleAll(List<TaskRecord> tasks, Snapshot snapshot, PluginSet plugins) {
     return vertx.executeBlocking(() -> {
@@ -175,59 +179,90 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       }
       return decided;
     }, true).compose(decided -> {
-      List<Future<Void>> outcomes = new ArrayList<>();
+      List<Future<Void>> settled = new ArrayList<>();
+      List<Decided> placed = new ArrayList<>();
       for (Decided each : decided) {
-        outcomes.add(settle(each).recover(e -> {
-          LOG.log(Level.WARNING, "scheduling task " + each.task().id() + " failed", e);
-          return Future.succeededFuture();
-        }));
+        if (each.decision().isPlaced()) {
+          placed.add(each);
+        } else {
+          services.metrics().attempt("unschedulable", each.decision().code().name());
+          settled.add(services.tasks().setReason(each.task().id(), each.decision().code().name(),
+              each.decision().message()));
+        }
       }
-      return Future.join(outcomes).mapEmpty();
+      LeaderStore.Fence fence = services.leadership().fence();
+      if (fence != null) {
+        bindChunks(placed).forEach(chunk -> settled.add(bind(chunk, fence)));
+      }
+      return Future.join(settled.stream().map(future -> future.recover(e -> {
+        LOG.log(Level.WARNING, "settling a scheduling decision failed", e);
+        return Future.<Void>succeededFuture();
+      })).toList()).mapEmpty();
     });
   }
 
-  private Future<Void> settle(Decided decided) {
+  /** The placements cut into chunks of about BIND_CHUNK, by node: no two chunks share a node. */
+  static List<List<Decided>> bindChunks(List<Decided> placed) {
+    List<Decided> byNode = new ArrayList<>(placed);
+    byNode.sort(Comparator.comparing(each -> each.decision().nodeId()));
+    List<List<Decided>> chunks = new ArrayList<>();
+    List<Decided> chunk = new ArrayList<>();
+    for (Decided each : byNode) {
+      if (chunk.size() >= BIND_CHUNK && !chunk.get(chunk.size() - 1).decision().nodeId().equals(each.decision().nodeId())) {
+        chunks.add(chunk);
+        chunk = new ArrayList<>();
+      }
+      chunk.add(each);
+    }
+    if (!chunk.isEmpty()) {
+      chunks.add(chunk);
+    }
+    return chunks;
+  }
+
+  private Future<Void> bind(List<Decided> chunk, LeaderStore.Fence fence) {
+    List<BindStore.Request> requests = chunk.stream().map(each -> new BindStore.Request(each.task().id(),
+        each.decision().nodeId(), each.decision().gpuIndices(), each.decision().shard())).toList();
+    return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, BindVerticle.request(requests, fence),
+            BIND_DELIVERY)
+        .map(reply -> BindVerticle.outcomes(reply.body()))
+        .recover(unanswered -> Future.succeededFuture(Collections.nCopies(chunk.size(),
+            new BindStore.Outcome(false, null, ReasonCode.BindConflict, "the bind request was not answered ("
+                + unanswered.getMessage() + "); retried from PostgreSQL next round", false))))
+        .compose(outcomes -> {
+          List<Future<Void>> settled = new ArrayList<>();
+          for (int i = 0; i < chunk.size(); i++) {
+            settled.add(settle(chunk.get(i), outcomes.get(i), fence));
+          }
+          return Future.join(settled).mapEmpty();
+        });
+  }
+
+  private Future<Void> settle(Decided decided, BindStore.Outcome outcome, LeaderStore.Fence fence) {
     TaskRecord task = decided.task();
     Decision decision = decided.decision();
-    if (!decision.isPlaced()) {
-      services.metrics().attempt("unschedulable", decision.code().name());
-      return services.tasks().setReason(task.id(), decision.code().name(), decision.message());
-    }
-    LeaderStore.Fence fence = services.leadership().fence();
-    if (fence == null) {
+    if (outcome.fenced()) {
+      if (services.leadership().leading()) {
+        LOG.warning("bind refused: " + outcome.message() + "; stepping down");
+      }
+      services.leadership().stepDown();
       return Future.succeededFuture();
     }
-    JsonObject bind = BindVerticle.request(task.id(), decision.nodeId(), decision.gpuIndices(),
-        AgentMessages.shard(decision.shard()), fence);
-    return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, bind, BIND_DELIVERY)
-        .map(reply -> BindVerticle.fromJson(reply.body()))
-        .recover(unanswered -> Future.succeededFuture(new BindStore.Outcome(false, null, ReasonCode.BindConflict,
-            "the bind request was not answered (" + unanswered.getMessage() + "); retried from PostgreSQL next round",
-            false)))
-        .compose(outcome -> {
-          if (outcome.fenced()) {
-            if (services.leadership().leading()) {
-              LOG.warning("bind refused: " + outcome.message() + "; stepping down");
-            }
-            services.leadership().stepDown();
-            return Future.succeededFuture();
-          }
-          if (outcome.bound()) {
-            boundThisPass = true;
-            services.metrics().attempt("bound", null);
-            services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
-            vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
-                AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
-                    fence.term()));
-            return Future.succeededFuture();
-          }
-          if (outcome.lostClaim()) {
-            services.metrics().bindConflict();
-            services.metrics().attempt("conflict", outcome.code().name());
-            return Future.succeededFuture();
-          }
-          services.metrics().attempt("rolled_back", outcome.code().name());
-          return services.tasks().setReason(task.id(), outcome.code().name(), outcome.message());
-        });
+    if (outcome.bound()) {
+      boundThisPass = true;
+      services.metrics().attempt("bound", null);
+      services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
+      vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
+          AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
+              fence.term()));
+      return Future.succeededFuture();
+    }
+    if (outcome.lostClaim()) {
+      services.metrics().bindConflict();
+      services.metrics().attempt("conflict", outcome.code().name());
+      return Future.succeededFuture();
+    }
+    services.metrics().attempt("rolled_back", outcome.code().name());
+    return services.tasks().setReason(task.id(), outcome.code().name(), outcome.message());
   }
 }

@@ -112,6 +112,41 @@ final class Sql {
       + " version = version + 1 WHERE id = $1";
   static final String TASK_DEMAND = "SELECT cpu_cores, memory_mb FROM tasks WHERE id = $1";
 
+  // ---- the batch bind (BatchBindStore): one transaction per round's share of binds, set-based writes
+  /** Every node of the batch, locked in id order (two batches over shared nodes cannot deadlock). */
+  static final String LOCK_NODES = "SELECT id, status, executable, cpu_percent, memory_total_gb, memory_used_mb,"
+      + " gpu_total, gpu_used, cpu_cores, cpu_allocated, memory_allocated_mb FROM nodes WHERE id = ANY($1)"
+      + " ORDER BY id FOR UPDATE";
+  static final String LOCK_PENDING_TASKS = "SELECT id, type, cpu_cores, memory_mb, tenant FROM tasks"
+      + " WHERE id = ANY($1) AND status = 'pending' ORDER BY id FOR UPDATE";
+  static final String CARDS_OF_NODES = "SELECT node_id, gpu_index, memory_total_mb, memory_used_mb,"
+      + " utilization_percent, temperature_c FROM cards WHERE node_id = ANY($1)";
+  static final String OCCUPANTS_OF_NODES = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"
+      + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.node_id = ANY($1) AND a.active";
+  static final String PORTS_IN_USE_ON_NODES = "SELECT node_id, host_port FROM tasks WHERE node_id = ANY($1)"
+      + " AND host_port IS NOT NULL AND status IN " + ACTIVE_STATES;
+  static final String BATCH_CAS_BIND = "UPDATE tasks t SET status = 'scheduled', version = t.version + 1,"
+      + " node_id = b.node_id, gpu_indices = b.gpu_indices::integer[], host_port = b.host_port,"
+      + " shard = b.shard::jsonb, bound_term = $6::bigint, scheduled_at = now(), reason_code = NULL,"
+      + " reason_message = NULL"
+      + " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[])"
+      + " AS b(id, node_id, gpu_indices, host_port, shard) WHERE t.id = b.id AND t.status = 'pending' RETURNING t.id";
+  static final String BATCH_INSERT_ALLOCATIONS = "INSERT INTO allocations (task_id, node_id, gpu_index, kind,"
+      + " memory_mb) SELECT * FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::text[], $5::bigint[])";
+  /** {@link #ADD_ACCOUNTED} for many nodes at once; a node past its totals is left out of RETURNING. */
+  static final String BATCH_ADD_ACCOUNTED = "UPDATE nodes n SET gpu_used = n.gpu_used + d.cards,"
+      + " cpu_allocated = n.cpu_allocated + d.cpu, memory_allocated_mb = n.memory_allocated_mb + d.memory,"
+      + " version = n.version + 1 FROM unnest($1::text[], $2::integer[], $3::float8[], $4::bigint[])"
+      + " AS d(id, cards, cpu, memory) WHERE n.id = d.id AND n.gpu_used + d.cards <= n.gpu_total"
+      + " AND n.cpu_allocated + d.cpu <= n.cpu_cores + 0.000001 AND n.memory_allocated_mb + d.memory"
+      + " <= n.memory_total_gb * 1024 RETURNING n.id";
+  static final String BATCH_INSERT_LEDGER = "INSERT INTO gpu_ledger (node_id, task_id, delta, entry)"
+      + " SELECT node_id, task_id, delta, 'bind' FROM unnest($1::text[], $2::uuid[], $3::integer[])"
+      + " AS x(node_id, task_id, delta)";
+  static final String BATCH_INSERT_BIND_EVENTS = "INSERT INTO task_events (task_id, kind, from_status, to_status,"
+      + " message) SELECT task_id, 'transition', 'pending', 'scheduled', message"
+      + " FROM unnest($1::uuid[], $2::text[]) AS x(task_id, message)";
+
   // ---- the heartbeat ledger: gpu_used recomputed as SUM(gpu_required) of the node's active tasks
   static final String LEDGER_SUSPECTS = "SELECT n.id FROM nodes n LEFT JOIN (SELECT node_id, sum(gpu_required) AS s"
       + " FROM tasks WHERE status IN " + ACTIVE_STATES + " GROUP BY node_id) t ON t.node_id = n.id"
