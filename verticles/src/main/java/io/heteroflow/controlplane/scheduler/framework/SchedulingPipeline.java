@@ -9,8 +9,10 @@ import java.util.Map;
 /**
  * Plain-Java scheduling of one task on a snapshot: the built-in filter chain (SPEC §2.1), the plugin filters,
  * PreScore, the weighted sum of the score plugins (plugin × node in parallel for large candidate sets),
- * PostScore, then Bind (whole cards) or the shard placement. No Vert.x, no database: the verticles, the
- * benchmark and the trace simulator all run this same code.
+ * PostScore, then Bind (whole cards) or the shard placement. Without PreScore / PostScore plugins the verdicts
+ * and scores come from the snapshot's {@link DecisionMemo} (only nodes changed since a task of the same shape was
+ * decided are judged again; same answers). No Vert.x, no database: the verticles, the benchmark and the trace
+ * simulator all run this same code.
  */
 public final class SchedulingPipeline {
   /** Below this many plugin × node evaluations scoring stays on the calling thread. */
@@ -29,30 +31,21 @@ public final class SchedulingPipeline {
   public Decision decide(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
     List<FilterPlugin> filters = new ArrayList<>(builtInFilters);
     filters.addAll(plugins.filters());
-    Map<String, Integer> rejections = new LinkedHashMap<>();
-    ReasonCode furthest = null;
-    int furthestStage = -1;
+    if (plugins.preScores().isEmpty() && plugins.postScores().isEmpty()) {
+      return decideMemoized(task, snapshot, plugins, filters);
+    }
+    Rejections rejections = new Rejections();
     List<NodeInfo> feasible = new ArrayList<>();
-    for (NodeInfo node : snapshot.nodes()) {
-      Status verdict = Status.ok();
-      int stage = 0;
-      for (; stage < filters.size() && verdict.isOk(); stage++) {
-        verdict = filters.get(stage).filter(task, node, snapshot);
-      }
-      if (verdict.isOk()) {
+    for (NodeInfo node : snapshot.nodeViews()) {
+      NodeEvaluation verdict = filter(task, node, snapshot, filters);
+      if (verdict.feasible()) {
         feasible.add(node);
-        continue;
-      }
-      rejections.merge(verdict.reason(), 1, Integer::sum);
-      // the furthest stage names the cause; at one stage the tenant boundary, when it alone blocks, wins
-      if (stage > furthestStage || (stage == furthestStage && verdict.code() == ReasonCode.NoTenantEligibleGPU)) {
-        furthestStage = stage;
-        furthest = verdict.code();
+      } else {
+        rejections.add(verdict);
       }
     }
     if (feasible.isEmpty()) {
-      return Decision.unschedulable(furthest == null ? ReasonCode.NoSchedulableNodes : furthest,
-          explain(snapshot.size(), rejections));
+      return rejections.decision(snapshot.size());
     }
     plugins.preScores().forEach(plugin -> plugin.preScore(task, feasible));
     Map<String, Double> totals = score(task, feasible, plugins);
@@ -66,6 +59,36 @@ public final class SchedulingPipeline {
         bestScore = score;
       }
     }
+    return place(task, best, bestScore, snapshot, plugins);
+  }
+
+  /** The same decision from the snapshot's memo: only nodes changed since this shape was last decided are judged. */
+  private Decision decideMemoized(TaskRequest task, Snapshot snapshot, PluginSet plugins, List<FilterPlugin> filters) {
+    DecisionMemo.Shape shape = snapshot.memo(plugins).shape(task, snapshot, node -> {
+      NodeEvaluation verdict = filter(task, node, snapshot, filters);
+      return verdict.feasible() ? new NodeEvaluation(node, verdict.verdict(), verdict.stage(),
+          weightedScore(task, node, plugins)) : verdict;
+    });
+    NodeEvaluation best = shape.best();
+    if (best == null) {
+      Rejections rejections = new Rejections();
+      snapshot.nodeViews().forEach(node -> rejections.add(shape.of(node.id())));
+      return rejections.decision(snapshot.size());
+    }
+    return place(task, best.node(), best.score(), snapshot, plugins);
+  }
+
+  private static NodeEvaluation filter(TaskRequest task, NodeInfo node, Snapshot snapshot, List<FilterPlugin> filters) {
+    Status verdict = Status.ok();
+    int stage = 0;
+    for (; stage < filters.size() && verdict.isOk(); stage++) {
+      verdict = filters.get(stage).filter(task, node, snapshot);
+    }
+    return new NodeEvaluation(node, verdict, stage, 0);
+  }
+
+  /** Bind (whole cards) or the shard placement on the chosen node. */
+  private Decision place(TaskRequest task, NodeInfo best, double bestScore, Snapshot snapshot, PluginSet plugins) {
     if (task.isShard()) {
       ShardPlacer placer = plugins.shardPlacer() != null ? plugins.shardPlacer() : shardPlacer;
       ShardAssignment shard = placer.place(task, best, snapshot.boundary());
@@ -81,6 +104,28 @@ public final class SchedulingPipeline {
               + " free cards");
     }
     return Decision.placed(best.id(), cards, null, bestScore);
+  }
+
+  /** Refusals counted by reason; the furthest filter stage names the cause (the tenant boundary wins a tie). */
+  private static final class Rejections {
+    private final Map<String, Integer> byReason = new LinkedHashMap<>();
+    private ReasonCode furthest;
+    private int furthestStage = -1;
+
+    void add(NodeEvaluation refused) {
+      Status verdict = refused.verdict();
+      byReason.merge(verdict.reason(), 1, Integer::sum);
+      int stage = refused.stage();
+      if (stage > furthestStage || (stage == furthestStage && verdict.code() == ReasonCode.NoTenantEligibleGPU)) {
+        furthestStage = stage;
+        furthest = verdict.code();
+      }
+    }
+
+    Decision decision(int nodeCount) {
+      return Decision.unschedulable(furthest == null ? ReasonCode.NoSchedulableNodes : furthest,
+          explain(nodeCount, byReason));
+    }
   }
 
   private static Map<String, Double> score(TaskRequest task, List<NodeInfo> feasible, PluginSet plugins) {

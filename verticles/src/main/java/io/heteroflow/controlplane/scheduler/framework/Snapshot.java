@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,9 @@ import java.util.Map;
 public final class Snapshot {
   private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
   private final TenantBoundary boundary;
+  /** The ids of nodes replaced since the snapshot was read, in order (a node may appear more than once). */
+  private final List<String> changes = new ArrayList<>();
+  private DecisionMemo memo;
 
   public Snapshot(Collection<NodeInfo> nodes, TenantBoundary boundary) {
     for (NodeInfo node : nodes) {
@@ -29,6 +33,27 @@ public final class Snapshot {
 
   public List<NodeInfo> nodes() {
     return new ArrayList<>(nodes.values());
+  }
+
+  /** The nodes in snapshot order, without copying (read-only). */
+  public Collection<NodeInfo> nodeViews() {
+    return Collections.unmodifiableCollection(nodes.values());
+  }
+
+  int changeCount() {
+    return changes.size();
+  }
+
+  List<String> changesSince(int position) {
+    return changes.subList(position, changes.size());
+  }
+
+  /** The decision memo of this snapshot for {@code plugins} (a new one when the plugin set changed). */
+  DecisionMemo memo(PluginSet plugins) {
+    if (memo == null || !memo.serves(plugins)) {
+      memo = new DecisionMemo(plugins);
+    }
+    return memo;
   }
 
   public NodeInfo node(String id) {
@@ -46,12 +71,13 @@ public final class Snapshot {
   /** Replaces a node's view (e.g. a simulator reflecting new load). */
   public void replace(NodeInfo node) {
     nodes.put(node.id(), node);
+    changes.add(node.id());
   }
 
   public void assume(TaskRequest task, Decision decision) {
     NodeInfo node = nodes.get(decision.nodeId());
     if (node != null) {
-      nodes.put(node.id(), node.withBound(task, decision.gpuIndices(), decision.shard()));
+      replace(node.withBound(task, decision.gpuIndices(), decision.shard()));
     }
   }
 }

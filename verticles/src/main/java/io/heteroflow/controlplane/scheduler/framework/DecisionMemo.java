@@ -1,0 +1,81 @@
+package io.heteroflow.controlplane.scheduler.framework;
+
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * The filter verdicts and scores of every node for each task shape decided on one snapshot, kept current as the
+ * round stages placements: after the first task of a shape, a node is evaluated again only once it changed.
+ * A round of 200 tasks of a handful of shapes on 5,000 nodes then evaluates a few tens of thousands of
+ * (task, node) pairs instead of a million. It is valid only while every filter and score depends on nothing but
+ * the task's shape, the node and the tenant boundary, which is what the filter and score interfaces see; a
+ * PreScore or PostScore plugin sees the whole candidate list, so the pipeline does not use the memo then. Its
+ * answers equal a full evaluation's: same verdicts, same order (score, then node id).
+ */
+final class DecisionMemo {
+  private static final UUID SHAPE = new UUID(0, 0);
+
+  /** Every node's evaluation for one task shape, and the feasible ones best first. */
+  static final class Shape {
+    private final Map<String, NodeEvaluation> byNode = new HashMap<>();
+    private final TreeSet<NodeEvaluation> feasible = new TreeSet<>(NodeEvaluation.BEST_FIRST);
+    private int synced;
+
+    private void put(NodeEvaluation evaluation) {
+      NodeEvaluation before = byNode.put(evaluation.node().id(), evaluation);
+      if (before != null && before.feasible()) {
+        feasible.remove(before);
+      }
+      if (evaluation.feasible()) {
+        feasible.add(evaluation);
+      }
+    }
+
+    /** The best feasible node, or null when none is. */
+    NodeEvaluation best() {
+      return feasible.isEmpty() ? null : feasible.first();
+    }
+
+    NodeEvaluation of(String nodeId) {
+      return byNode.get(nodeId);
+    }
+  }
+
+  private final PluginSet plugins;
+  private final Map<TaskRequest, Shape> shapes = new HashMap<>();
+
+  DecisionMemo(PluginSet plugins) {
+    this.plugins = plugins;
+  }
+
+  boolean serves(PluginSet candidate) {
+    return candidate == plugins;
+  }
+
+  /** The task's shape, brought up to date with the snapshot's changes ({@code evaluate} judges one node). */
+  Shape shape(TaskRequest task, Snapshot snapshot, Function<NodeInfo, NodeEvaluation> evaluate) {
+    TaskRequest key = new TaskRequest(SHAPE, task.tenant(), task.type(), task.priority(), task.gpuRequired(),
+        task.gpuMemoryMb(), task.gpuType(), task.gpuModels(), task.cpuCores(), task.memoryMb(), task.nodeSelector(),
+        task.labels());
+    Shape shape = shapes.get(key);
+    if (shape == null) {
+      shape = new Shape();
+      for (NodeInfo node : snapshot.nodeViews()) {
+        shape.put(evaluate.apply(node));
+      }
+      shapes.put(key, shape);
+    } else {
+      Set<String> changed = new LinkedHashSet<>(snapshot.changesSince(shape.synced));
+      for (String nodeId : changed) {
+        shape.put(evaluate.apply(snapshot.node(nodeId)));
+      }
+    }
+    shape.synced = snapshot.changeCount();
+    return shape;
+  }
+}
