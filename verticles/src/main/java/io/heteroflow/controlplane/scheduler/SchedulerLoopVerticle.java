@@ -55,6 +55,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private boolean kicked;
   private boolean boundThisPass;
   private TaskStore.Cursor cursor;
+  private SnapshotCache snapshots;
   private final Deque<UUID> immediate = new ArrayDeque<>();
 
   public SchedulerLoopVerticle(Services services, Clock clock) {
@@ -64,6 +65,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry());
     vertx.eventBus().<JsonObject>consumer(BusAddresses.SCHEDULER_KICK, message -> {
       String taskId = message.body() == null ? null : message.body().getString("task_id");
       if (taskId != null && immediate.size() < IMMEDIATE_CAPACITY) {
@@ -74,6 +76,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     vertx.setPeriodic(TICK_MS, id -> requestRound());
     vertx.eventBus().consumer(BusAddresses.LEADERSHIP_CHANGED, message -> {
       services.metrics().leaderChanged();
+      snapshots.reset();
       if (services.leadership().leading()) {
         cursor = null;
         requestRound();
@@ -108,7 +111,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
 
   /** One bounded round; answers whether another round should follow at once. */
   private Future<Boolean> round() {
-    Future<PluginSet> plugins = services.plugins().load().map(services.registry()::build);
+    Future<PluginSet> plugins = snapshots.plugins();
     List<UUID> fresh = new ArrayList<>();
     while (!immediate.isEmpty() && fresh.size() < BATCH / 2) {
       fresh.add(immediate.poll());
@@ -121,10 +124,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       if (tasks.isEmpty()) {
         return Future.succeededFuture(endOfPass(cursor != null));
       }
-      Future<List<NodeInfo>> nodes = services.nodes().snapshotNodes();
-      Future<TenantBoundary> boundary = services.nodes().tenantBoundary();
-      return Future.all(nodes, boundary)
-          .compose(read -> scheduleAll(tasks, new Snapshot(nodes.result(), boundary.result()), plugins.result()))
+      return snapshots.refresh()
+          .compose(snapshot -> scheduleAll(tasks, snapshot, plugins.result()))
           .map(v -> {
             if (scanned.size() < BATCH - fresh.size()) {
               return endOfPass(!immediate.isEmpty());
@@ -183,6 +184,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       List<Decided> placed = new ArrayList<>();
       for (Decided each : decided) {
         if (each.decision().isPlaced()) {
+          snapshots.staged(each.decision().nodeId());
           placed.add(each);
         } else {
           services.metrics().attempt("unschedulable", each.decision().code().name());

@@ -167,27 +167,63 @@ public final class NodeStore {
         : pool.preparedQuery(Sql.NODE_BY_ID).execute(Tuple.of(nodeId));
     Future<RowSet<Row>> cards = pool.preparedQuery(Sql.CARDS).execute(Tuple.of(nodeId));
     Future<RowSet<Row>> allocations = pool.preparedQuery(Sql.ACTIVE_ALLOCATIONS).execute(Tuple.of(nodeId));
-    return Future.all(nodes, cards, allocations).map(all -> {
-      Map<String, List<Row>> cardsByNode = new HashMap<>();
-      cards.result().forEach(card -> cardsByNode.computeIfAbsent(card.getString("node_id"), k -> new ArrayList<>()).add(card));
-      Map<String, Map<Integer, CardUse>> useByNode = new HashMap<>();
-      for (Row allocation : allocations.result()) {
-        Map<Integer, CardUse> use = useByNode.computeIfAbsent(allocation.getString("node_id"), k -> new HashMap<>());
-        int index = allocation.getInteger("gpu_index");
-        CardUse before = use.getOrDefault(index, CardUse.NONE);
-        Set<String> tenants = new HashSet<>(before.tenants());
-        tenants.add(allocation.getString("tenant"));
-        boolean whole = "whole".equals(allocation.getString("kind"));
-        use.put(index, new CardUse(before.wholeTasks() + (whole ? 1 : 0), before.shards() + (whole ? 0 : 1),
-            before.shardMemoryMb() + (whole ? 0 : allocation.getLong("memory_mb")), tenants));
-      }
-      List<NodeRecord> records = new ArrayList<>();
-      for (Row row : nodes.result()) {
-        String id = row.getString("id");
-        records.add(toRecord(row, cardsByNode.getOrDefault(id, List.of()), useByNode.getOrDefault(id, Map.of())));
-      }
-      return records;
-    });
+    return Future.all(nodes, cards, allocations).map(all -> assemble(nodes.result(), cards.result(), allocations.result()));
+  }
+
+  /** Every node's version, and the scheduler's view of the nodes asked for, as of one moment. */
+  public record NodeChanges(Map<String, Long> versions, List<NodeInfo> nodes) {
+  }
+
+  /**
+   * What changed since the caller's last read: the versions of all nodes, then the full view of every node whose
+   * version differs from {@code known} (or is new) and of {@code reread}, all in one repeatable-read transaction
+   * so versions and views agree. Every write that matters to scheduling bumps a node's version.
+   */
+  public Future<NodeChanges> changedNodes(Map<String, Long> known, Set<String> reread) {
+    return pool.withTransaction(conn -> conn.query(Sql.REPEATABLE_READ).execute()
+        .compose(v -> conn.query(Sql.NODE_VERSIONS).execute())
+        .compose(rows -> {
+          Map<String, Long> versions = new HashMap<>();
+          List<String> changed = new ArrayList<>();
+          for (Row row : rows) {
+            String id = row.getString("id");
+            long version = row.getLong("version");
+            versions.put(id, version);
+            if (!Long.valueOf(version).equals(known.get(id)) || reread.contains(id)) {
+              changed.add(id);
+            }
+          }
+          if (changed.isEmpty()) {
+            return Future.succeededFuture(new NodeChanges(versions, List.of()));
+          }
+          Tuple ids = Tuple.of(changed.toArray(new String[0]));
+          return conn.preparedQuery(Sql.NODES_AMONG).execute(ids).compose(nodes -> conn.preparedQuery(Sql.CARDS_AMONG)
+              .execute(ids).compose(cards -> conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_AMONG).execute(ids)
+                  .map(allocations -> new NodeChanges(versions,
+                      assemble(nodes, cards, allocations).stream().map(NodeRecord::info).toList()))));
+        }));
+  }
+
+  private static List<NodeRecord> assemble(RowSet<Row> nodes, RowSet<Row> cards, RowSet<Row> allocations) {
+    Map<String, List<Row>> cardsByNode = new HashMap<>();
+    cards.forEach(card -> cardsByNode.computeIfAbsent(card.getString("node_id"), k -> new ArrayList<>()).add(card));
+    Map<String, Map<Integer, CardUse>> useByNode = new HashMap<>();
+    for (Row allocation : allocations) {
+      Map<Integer, CardUse> use = useByNode.computeIfAbsent(allocation.getString("node_id"), k -> new HashMap<>());
+      int index = allocation.getInteger("gpu_index");
+      CardUse before = use.getOrDefault(index, CardUse.NONE);
+      Set<String> tenants = new HashSet<>(before.tenants());
+      tenants.add(allocation.getString("tenant"));
+      boolean whole = "whole".equals(allocation.getString("kind"));
+      use.put(index, new CardUse(before.wholeTasks() + (whole ? 1 : 0), before.shards() + (whole ? 0 : 1),
+          before.shardMemoryMb() + (whole ? 0 : allocation.getLong("memory_mb")), tenants));
+    }
+    List<NodeRecord> records = new ArrayList<>();
+    for (Row row : nodes) {
+      String id = row.getString("id");
+      records.add(toRecord(row, cardsByNode.getOrDefault(id, List.of()), useByNode.getOrDefault(id, Map.of())));
+    }
+    return records;
   }
 
   private static NodeRecord toRecord(Row row, List<Row> cardRows, Map<Integer, CardUse> use) {

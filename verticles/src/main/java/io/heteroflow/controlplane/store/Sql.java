@@ -199,6 +199,14 @@ final class Sql {
   /** Every active allocation with its tenant: the card use of the snapshot (or of one node). */
   static final String ACTIVE_ALLOCATIONS = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"
       + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.active AND ($1::text IS NULL OR a.node_id = $1)";
+  /** The scheduler's incremental snapshot: every node's version, then the full view of the changed ones. */
+  static final String NODE_VERSIONS = "SELECT id, version FROM nodes";
+  static final String NODES_AMONG = "SELECT " + NODE_COLUMNS + ", n.version FROM nodes n WHERE n.id = ANY($1)";
+  static final String CARDS_AMONG = "SELECT node_id, gpu_index, uuid, model, memory_total_mb, memory_used_mb,"
+      + " utilization_percent, temperature_c, numa_node FROM cards WHERE node_id = ANY($1) ORDER BY node_id, gpu_index";
+  static final String ACTIVE_ALLOCATIONS_AMONG = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"
+      + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.active AND a.node_id = ANY($1)";
+  static final String REPEATABLE_READ = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
   static final String SET_NODE_LOCATION = "UPDATE nodes SET region = $2, zone = $3, rack = $4, version = version + 1"
       + " WHERE id = $1 RETURNING id";
   static final String SET_NODE_LABELS = "UPDATE nodes SET labels = $2, version = version + 1 WHERE id = $1 RETURNING id";

@@ -40,7 +40,8 @@ public final class Snapshot {
     return Collections.unmodifiableCollection(nodes.values());
   }
 
-  int changeCount() {
+  /** How many node replacements this snapshot has seen since it was read. */
+  public int changeCount() {
     return changes.size();
   }
 

@@ -57,4 +57,14 @@ public final class TenantBoundary {
     }
     return true;
   }
+
+  @Override
+  public boolean equals(Object other) {
+    return other instanceof TenantBoundary boundary && boundary.groupsOfTenant.equals(groupsOfTenant);
+  }
+
+  @Override
+  public int hashCode() {
+    return groupsOfTenant.hashCode();
+  }
 }

@@ -1,0 +1,95 @@
+package io.heteroflow.controlplane.scheduler;
+
+import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.heteroflow.controlplane.scheduler.framework.PluginSet;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
+import io.heteroflow.controlplane.store.NodeStore;
+import io.heteroflow.controlplane.store.PluginConfigStore;
+import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
+import io.vertx.core.Future;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The leader's snapshot kept between rounds (SPEC §2: a round reads the cluster from PostgreSQL): each round
+ * re-reads only the nodes whose version changed, plus every node the previous round staged a placement on
+ * (its bind may have been refused), so a round on 5,000 nodes costs a version scan instead of a full read. The
+ * snapshot, and with it the pipeline's decision memo, lives on while the tenant boundary and the plugin
+ * configuration stay the same; a change of either, a node that disappeared, or a long change log starts a
+ * fresh one. PostgreSQL stays the truth: every bind re-checks live rows.
+ */
+final class SnapshotCache {
+  /** Past this many staged changes the snapshot (and its memo's change log) is rebuilt. */
+  static final int MAX_CHANGES = 200_000;
+
+  private final NodeStore nodes;
+  private final PluginConfigStore pluginConfigs;
+  private final PluginRegistry registry;
+  private Map<String, Long> versions = Map.of();
+  private final Set<String> staged = new HashSet<>();
+  private Snapshot snapshot;
+  private Map<String, PluginConfig> configs;
+  private PluginSet plugins;
+
+  SnapshotCache(NodeStore nodes, PluginConfigStore pluginConfigs, PluginRegistry registry) {
+    this.nodes = nodes;
+    this.pluginConfigs = pluginConfigs;
+    this.registry = registry;
+  }
+
+  /** This round's plugin set: the previous one while the configuration is unchanged (it keeps the memo valid). */
+  Future<PluginSet> plugins() {
+    return pluginConfigs.load().map(loaded -> {
+      if (!loaded.equals(configs)) {
+        configs = loaded;
+        plugins = registry.build(loaded);
+      }
+      return plugins;
+    });
+  }
+
+  /** The snapshot brought up to date with PostgreSQL. */
+  Future<Snapshot> refresh() {
+    Set<String> reread = Set.copyOf(staged);
+    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(versions, reread);
+    Future<TenantBoundary> boundary = nodes.tenantBoundary();
+    return Future.all(changes, boundary).compose(read -> {
+      NodeStore.NodeChanges changed = changes.result();
+      if (!changed.versions().keySet().containsAll(versions.keySet())) {
+        reset(); // a node disappeared: read them all again
+        return refresh();
+      }
+      staged.removeAll(reread);
+      if (snapshot == null || !boundary.result().equals(snapshot.boundary()) || snapshot.changeCount() > MAX_CHANGES) {
+        Map<String, NodeInfo> all = new LinkedHashMap<>();
+        if (snapshot != null) {
+          snapshot.nodeViews().forEach(node -> all.put(node.id(), node));
+        }
+        changed.nodes().forEach(node -> all.put(node.id(), node));
+        snapshot = new Snapshot(all.values(), boundary.result());
+      } else {
+        changed.nodes().forEach(snapshot::replace);
+      }
+      versions = new HashMap<>(changed.versions());
+      return Future.succeededFuture(snapshot);
+    });
+  }
+
+  /** A placement was staged on this node: read it again next round, whatever its bind's fate. */
+  void staged(String nodeId) {
+    staged.add(nodeId);
+  }
+
+  /** Forgets everything (e.g. on a change of leader): the next round reads every node. */
+  void reset() {
+    versions = Map.of();
+    staged.clear();
+    snapshot = null;
+    configs = null;
+  }
+}
