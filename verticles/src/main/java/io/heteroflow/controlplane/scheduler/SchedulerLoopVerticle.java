@@ -20,6 +20,7 @@ import io.vertx.core.eventbus.DeliveryOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -131,7 +132,11 @@ public final class SchedulerLoopVerticle extends VerticleBase {
               return endOfPass(!immediate.isEmpty());
             }
             TaskRecord last = scanned.get(scanned.size() - 1);
-            cursor = new TaskStore.Cursor(last.priority(), last.createdAt(), last.id());
+            OffsetDateTime newest = cursor == null ? last.createdAt() : cursor.newestSeen();
+            for (TaskRecord task : scanned) {
+              newest = task.createdAt().isAfter(newest) ? task.createdAt() : newest;
+            }
+            cursor = new TaskStore.Cursor(last.priority(), last.createdAt(), last.id(), newest);
             return true;
           });
     });

@@ -42,13 +42,16 @@ final class Sql {
   static final String TASK_EVENTS =
       "SELECT at, kind, from_status, to_status, code, message FROM task_events WHERE task_id = $1 ORDER BY id";
 
-  /** The queue: priority descending, then FIFO; a round continues after the scan cursor (priority, created_at, id). */
+  /**
+   * The queue: priority descending, then FIFO; a round continues after the scan cursor (priority, created_at, id),
+   * taking along any task of higher priority created after the newest one the pass has seen.
+   */
   static final String PENDING_BY_IDS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
       + " AND id = ANY($1)";
   static final String PENDING_FROM_START = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
       + " ORDER BY priority DESC, created_at, id LIMIT $1";
   static final String PENDING_CONTINUE = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
-      + " AND (priority < $1 OR (priority = $1 AND (created_at, id) > ($2, $3)))"
+      + " AND (priority < $1 OR (priority = $1 AND (created_at, id) > ($2, $3)) OR (priority > $1 AND created_at > $5))"
       + " ORDER BY priority DESC, created_at, id LIMIT $4";
 
   /** CAS of any declared transition; timestamps follow the target state. */

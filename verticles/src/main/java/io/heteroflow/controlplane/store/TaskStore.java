@@ -36,8 +36,12 @@ public final class TaskStore {
     public static final Details NONE = new Details(null, null, null, null);
   }
 
-  /** The scan cursor of the pending queue: the last task a round looked at. */
-  public record Cursor(int priority, OffsetDateTime createdAt, UUID id) {
+  /**
+   * Where a pass over the queue stands: the last task scanned (priority, created_at, id), and the newest
+   * created_at the pass has scanned, so a task of higher priority created since then joins the next round
+   * instead of waiting for the pass to end.
+   */
+  public record Cursor(int priority, OffsetDateTime createdAt, UUID id, OffsetDateTime newestSeen) {
   }
 
   public Future<Created> create(String tenant, TaskSpec spec, String idempotencyKey, String requestSha256) {
@@ -91,7 +95,7 @@ public final class TaskStore {
       return pool.preparedQuery(Sql.PENDING_FROM_START).execute(Tuple.of(limit)).map(TaskStore::all);
     }
     return pool.preparedQuery(Sql.PENDING_CONTINUE)
-        .execute(Tuple.of(cursor.priority(), cursor.createdAt(), cursor.id(), limit))
+        .execute(Tuple.of(cursor.priority(), cursor.createdAt(), cursor.id(), limit, cursor.newestSeen()))
         .map(TaskStore::all);
   }
 

@@ -1,0 +1,67 @@
+package io.heteroflow.controlplane.scheduler;
+
+import static io.heteroflow.testsupport.ControlPlaneHarness.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.heteroflow.controlplane.scheduler.framework.Decision;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
+import io.heteroflow.controlplane.store.PluginConfigStore;
+import io.heteroflow.testsupport.StoreFixture;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The leader's snapshot between rounds on real PostgreSQL: it follows every write and forgets refused stagings. */
+class SnapshotCacheTest {
+  private static StoreFixture store;
+  private static SnapshotCache cache;
+
+  @BeforeAll
+  static void start() throws Exception {
+    store = new StoreFixture(4);
+    cache = new SnapshotCache(store.nodes, new PluginConfigStore(store.pool),
+        BuiltInPlugins.registry(SchedulerConfig.defaults()));
+    store.node("sc-1", 4);
+    store.node("sc-2", 4);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    store.close();
+  }
+
+  @Test
+  void followsWritesAndForgetsAStagedPlacementThatNeverBound() throws Exception {
+    Snapshot first = await(cache.refresh());
+    assertEquals(0, first.node("sc-1").gpuUsed());
+
+    assertTrue(await(store.binds.bind(store.task(2).id(), "sc-1", List.of(0, 1))).bound());
+    Snapshot second = await(cache.refresh());
+    assertSame(first, second, "the same snapshot, brought up to date");
+    assertEquals(2, second.node("sc-1").gpuUsed());
+    assertEquals(1, second.node("sc-1").use(0).wholeTasks());
+
+    // a round stages a placement on sc-2 whose bind PostgreSQL never took
+    second.assume(store.task(3).toRequest(), Decision.placed("sc-2", List.of(0, 1, 2), null, 1));
+    cache.staged("sc-2");
+    assertEquals(3, second.node("sc-2").gpuUsed());
+    Snapshot third = await(cache.refresh());
+    assertEquals(0, third.node("sc-2").gpuUsed(), "read again from PostgreSQL");
+
+    store.node("sc-3", 8);
+    assertEquals(8, await(cache.refresh()).node("sc-3").gpuTotal(), "a new node appears");
+
+    store.query("INSERT INTO share_groups (name) VALUES ('sc-group')");
+    store.query("INSERT INTO share_group_members (group_name, tenant) VALUES ('sc-group', 'default')");
+    Snapshot afterBoundary = await(cache.refresh());
+    assertNotSame(third, afterBoundary, "a new tenant boundary starts a fresh snapshot");
+    assertEquals(2, afterBoundary.node("sc-1").gpuUsed());
+    assertEquals(3, afterBoundary.size());
+  }
+}
