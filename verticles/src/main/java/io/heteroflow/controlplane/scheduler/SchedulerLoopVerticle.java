@@ -1,22 +1,16 @@
 package io.heteroflow.controlplane.scheduler;
 
 import io.heteroflow.controlplane.Services;
-import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
-import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
-import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
-import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
-import io.heteroflow.controlplane.store.BindStore;
-import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.controlplane.scheduler.BindDispatcher.Decided;
 import io.heteroflow.protocol.BusAddresses;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +18,6 @@ import java.time.OffsetDateTime;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.LinkedHashMap;
@@ -37,17 +30,16 @@ import java.util.logging.Logger;
 /**
  * The main scheduling beat (SPEC §2): a round takes up to 200 pending tasks in queue order (a scan cursor
  * carries on in the next round), reads one snapshot, runs the plain-Java pipeline for each task on a worker
- * (staging each decision on the snapshot) and sends the binds, which are CAS transactions, all at once. The immediate channel: a created task's id is queued (at most 1000; beyond that the queue scan
- * finds it) and kicks a round at once, which takes it along with the next batch. The 5 s tick is the longest
+ * (staging each decision on the snapshot) and hands the placements to the {@link BindDispatcher}, which binds
+ * them in a few batch transactions while the next round already decides. The snapshot is kept between rounds
+ * ({@link SnapshotCache}). The immediate channel: a created task's id is queued (at most 1000; beyond that the
+ * queue scan finds it) and kicks a round at once, which takes it along with the next batch. The 5 s tick is the longest
  * gap, and while a pass over the queue keeps binding, rounds run back to back (each yields the event loop).
  */
 public final class SchedulerLoopVerticle extends VerticleBase {
   public static final int BATCH = 200;
   public static final long TICK_MS = 5000;
   public static final int IMMEDIATE_CAPACITY = 1000;
-  /** About this many binds share one transaction; a round's chunks bind in parallel. */
-  static final int BIND_CHUNK = 50;
-  private static final DeliveryOptions BIND_DELIVERY = new DeliveryOptions().setSendTimeout(10_000);
   private static final Logger LOG = Logger.getLogger(SchedulerLoopVerticle.class.getName());
 
   private final Services services;
@@ -57,6 +49,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private boolean boundThisPass;
   private TaskStore.Cursor cursor;
   private SnapshotCache snapshots;
+  private BindDispatcher binds;
   private final Deque<UUID> immediate = new ArrayDeque<>();
 
   public SchedulerLoopVerticle(Services services, Clock clock) {
@@ -67,6 +60,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry());
+    binds = new BindDispatcher(vertx, services, clock, snapshots);
     vertx.eventBus().<JsonObject>consumer(BusAddresses.SCHEDULER_KICK, message -> {
       String taskId = message.body() == null ? null : message.body().getString("task_id");
       if (taskId != null && immediate.size() < IMMEDIATE_CAPACITY) {
@@ -121,7 +115,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     Future<List<TaskRecord>> batch = services.tasks().pending(cursor, BATCH - fresh.size());
     return Future.all(plugins, freshTasks, batch).compose(all -> {
       List<TaskRecord> scanned = batch.result();
-      List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned);
+      List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned).stream()
+          .filter(task -> !binds.isBinding(task.id())).toList();
       if (tasks.isEmpty()) {
         return Future.succeededFuture(endOfPass(cursor != null));
       }
@@ -161,16 +156,11 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     return again;
   }
 
-  /** A task and what the pipeline decided for it on this round's snapshot. */
-  record Decided(TaskRecord task, TaskRequest request, Decision decision) {
-  }
-
   /**
    * Decides every task of the batch on a worker thread (the pipeline is CPU work; the event loop stays free),
-   * staging each placement on the snapshot as it goes, then sends the placements as a few bind batches over
-   * disjoint node sets at once: each is one PostgreSQL transaction on whichever member's bind verticle takes
-   * it, and PostgreSQL's CAS and constraints settle any clash. A staged placement whose bind was refused is
-   * simply forgotten: the next round reads PostgreSQL again.
+   * staging each placement on the snapshot as it goes, records why the others stay pending, and hands the
+   * placements to the {@link BindDispatcher}. A staged placement whose bind was refused is forgotten: its node
+   * is read again from PostgreSQL.
    */
   private Future<Void> scheduleAll(List<TaskRecord> tasks, Snapshot snapshot, PluginSet plugins) {
     return vertx.executeBlocking(() -> {
@@ -185,91 +175,22 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       }
       return decided;
     }, true).compose(decided -> {
-      List<Future<Void>> settled = new ArrayList<>();
+      List<Future<Void>> reasons = new ArrayList<>();
       List<Decided> placed = new ArrayList<>();
       for (Decided each : decided) {
         if (each.decision().isPlaced()) {
-          snapshots.staged(each.decision().nodeId());
           placed.add(each);
         } else {
           services.metrics().attempt("unschedulable", each.decision().code().name());
-          settled.add(services.tasks().setReason(each.task().id(), each.decision().code().name(),
-              each.decision().message()));
+          reasons.add(services.tasks().setReason(each.task().id(), each.decision().code().name(),
+              each.decision().message()).recover(e -> {
+                LOG.log(Level.WARNING, "recording why task " + each.task().id() + " is pending failed", e);
+                return Future.succeededFuture();
+              }));
         }
       }
-      LeaderStore.Fence fence = services.leadership().fence();
-      if (fence != null) {
-        bindChunks(placed).forEach(chunk -> settled.add(bind(chunk, fence)));
-      }
-      return Future.join(settled.stream().map(future -> future.recover(e -> {
-        LOG.log(Level.WARNING, "settling a scheduling decision failed", e);
-        return Future.<Void>succeededFuture();
-      })).toList()).mapEmpty();
+      boundThisPass |= !placed.isEmpty();
+      return Future.join(reasons).compose(v -> binds.dispatch(placed));
     });
-  }
-
-  /** The placements cut into chunks of about BIND_CHUNK, by node: no two chunks share a node. */
-  static List<List<Decided>> bindChunks(List<Decided> placed) {
-    List<Decided> byNode = new ArrayList<>(placed);
-    byNode.sort(Comparator.comparing(each -> each.decision().nodeId()));
-    List<List<Decided>> chunks = new ArrayList<>();
-    List<Decided> chunk = new ArrayList<>();
-    for (Decided each : byNode) {
-      if (chunk.size() >= BIND_CHUNK && !chunk.get(chunk.size() - 1).decision().nodeId().equals(each.decision().nodeId())) {
-        chunks.add(chunk);
-        chunk = new ArrayList<>();
-      }
-      chunk.add(each);
-    }
-    if (!chunk.isEmpty()) {
-      chunks.add(chunk);
-    }
-    return chunks;
-  }
-
-  private Future<Void> bind(List<Decided> chunk, LeaderStore.Fence fence) {
-    List<BindStore.Request> requests = chunk.stream().map(each -> new BindStore.Request(each.task().id(),
-        each.decision().nodeId(), each.decision().gpuIndices(), each.decision().shard())).toList();
-    return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, BindVerticle.request(requests, fence),
-            BIND_DELIVERY)
-        .map(reply -> BindVerticle.outcomes(reply.body()))
-        .recover(unanswered -> Future.succeededFuture(Collections.nCopies(chunk.size(),
-            new BindStore.Outcome(false, null, ReasonCode.BindConflict, "the bind request was not answered ("
-                + unanswered.getMessage() + "); retried from PostgreSQL next round", false))))
-        .compose(outcomes -> {
-          List<Future<Void>> settled = new ArrayList<>();
-          for (int i = 0; i < chunk.size(); i++) {
-            settled.add(settle(chunk.get(i), outcomes.get(i), fence));
-          }
-          return Future.join(settled).mapEmpty();
-        });
-  }
-
-  private Future<Void> settle(Decided decided, BindStore.Outcome outcome, LeaderStore.Fence fence) {
-    TaskRecord task = decided.task();
-    Decision decision = decided.decision();
-    if (outcome.fenced()) {
-      if (services.leadership().leading()) {
-        LOG.warning("bind refused: " + outcome.message() + "; stepping down");
-      }
-      services.leadership().stepDown();
-      return Future.succeededFuture();
-    }
-    if (outcome.bound()) {
-      boundThisPass = true;
-      services.metrics().attempt("bound", null);
-      services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
-      vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
-          AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
-              fence.term()));
-      return Future.succeededFuture();
-    }
-    if (outcome.lostClaim()) {
-      services.metrics().bindConflict();
-      services.metrics().attempt("conflict", outcome.code().name());
-      return Future.succeededFuture();
-    }
-    services.metrics().attempt("rolled_back", outcome.code().name());
-    return services.tasks().setReason(task.id(), outcome.code().name(), outcome.message());
   }
 }

@@ -9,16 +9,19 @@ import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.vertx.core.Future;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * The leader's snapshot kept between rounds (SPEC §2: a round reads the cluster from PostgreSQL): each round
- * re-reads only the nodes whose version changed, plus every node the previous round staged a placement on
- * (its bind may have been refused), so a round on 5,000 nodes costs a version scan instead of a full read. The
+ * re-reads only the nodes whose version changed, plus every node whose binds settled since (a refused bind
+ * leaves no version change), so a round on 5,000 nodes costs a version scan instead of a full read. A node with
+ * binds still in flight keeps its staged view (the assumption those binds make) until they settle. The
  * snapshot, and with it the pipeline's decision memo, lives on while the tenant boundary and the plugin
  * configuration stay the same; a change of either, a node that disappeared, or a long change log starts a
  * fresh one. PostgreSQL stays the truth: every bind re-checks live rows.
@@ -31,7 +34,10 @@ final class SnapshotCache {
   private final PluginConfigStore pluginConfigs;
   private final PluginRegistry registry;
   private Map<String, Long> versions = Map.of();
-  private final Set<String> staged = new HashSet<>();
+  /** Nodes with binds in flight (how many): they keep their staged view until the outcome is known. */
+  private final Map<String, Integer> binding = new HashMap<>();
+  /** Nodes whose binds settled since the last read: read again whatever their version says. */
+  private final Set<String> settled = new HashSet<>();
   private Snapshot snapshot;
   private Map<String, PluginConfig> configs;
   private PluginSet plugins;
@@ -55,7 +61,7 @@ final class SnapshotCache {
 
   /** The snapshot brought up to date with PostgreSQL. */
   Future<Snapshot> refresh() {
-    Set<String> reread = Set.copyOf(staged);
+    Set<String> reread = Set.copyOf(settled);
     Future<NodeStore.NodeChanges> changes = nodes.changedNodes(versions, reread);
     Future<TenantBoundary> boundary = nodes.tenantBoundary();
     return Future.all(changes, boundary).compose(read -> {
@@ -64,31 +70,51 @@ final class SnapshotCache {
         reset(); // a node disappeared: read them all again
         return refresh();
       }
-      staged.removeAll(reread);
+      Map<String, Long> known = versions;
+      versions = new HashMap<>(changed.versions());
+      List<NodeInfo> fresh = new ArrayList<>();
+      for (NodeInfo node : changed.nodes()) {
+        boolean staged = snapshot != null && snapshot.node(node.id()) != null;
+        if (staged && binding.containsKey(node.id())) { // keep the staged view; read it again once its binds settle
+          versions.compute(node.id(), (id, version) -> known.get(id));
+        } else {
+          fresh.add(node);
+          if (reread.contains(node.id())) {
+            settled.remove(node.id());
+          }
+        }
+      }
       if (snapshot == null || !boundary.result().equals(snapshot.boundary()) || snapshot.changeCount() > MAX_CHANGES) {
         Map<String, NodeInfo> all = new LinkedHashMap<>();
         if (snapshot != null) {
           snapshot.nodeViews().forEach(node -> all.put(node.id(), node));
         }
-        changed.nodes().forEach(node -> all.put(node.id(), node));
+        fresh.forEach(node -> all.put(node.id(), node));
         snapshot = new Snapshot(all.values(), boundary.result());
       } else {
-        changed.nodes().forEach(snapshot::replace);
+        fresh.forEach(snapshot::replace);
       }
-      versions = new HashMap<>(changed.versions());
       return Future.succeededFuture(snapshot);
     });
   }
 
-  /** A placement was staged on this node: read it again next round, whatever its bind's fate. */
+  /** A bind to this node is in flight: keep the staged view meanwhile. */
   void staged(String nodeId) {
-    staged.add(nodeId);
+    binding.merge(nodeId, 1, Integer::sum);
+  }
+
+  /** A bind to this node settled (bound or refused): read the node again, whatever its version says. */
+  void settled(String nodeId) {
+    if (binding.merge(nodeId, -1, Integer::sum) <= 0) {
+      binding.remove(nodeId);
+    }
+    settled.add(nodeId);
   }
 
   /** Forgets everything (e.g. on a change of leader): the next round reads every node. */
   void reset() {
     versions = Map.of();
-    staged.clear();
+    settled.clear();
     snapshot = null;
     configs = null;
   }

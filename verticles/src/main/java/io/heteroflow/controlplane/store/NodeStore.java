@@ -29,7 +29,10 @@ public final class NodeStore {
 
   /**
    * Applies one agent heartbeat (schema in docs/event-bus.md) idempotently: a heartbeat with a sequence not
-   * newer than the stored one of the same agent boot changes nothing. Answers whether it was applied.
+   * newer than the stored one of the same agent boot changes nothing. Answers whether it was applied. A
+   * heartbeat is soft state, re-sent every 2 s, so its transaction commits without waiting for the WAL flush
+   * (a crash loses at most the last fraction of a second of heartbeats, never a bind or a task transition):
+   * at 5,000 nodes that keeps 2,500 fsyncs a second off the disk the binds commit on.
    */
   public Future<Boolean> applyHeartbeat(JsonObject heartbeat) {
     String nodeId = heartbeat.getString("node_id");
@@ -43,7 +46,8 @@ public final class NodeStore {
         .addString(heartbeat.getString("boot_id")).addLong(heartbeat.getLong("seq", 0L))
         .addString(location.getString("region")).addString(location.getString("zone"))
         .addString(location.getString("rack")).addString(heartbeat.getString("dedicated_tenant"));
-    return pool.withTransaction(conn -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEAT).execute(node).compose(applied -> {
+    return pool.withTransaction(conn -> conn.query(Sql.ASYNC_COMMIT).execute()
+        .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEAT).execute(node)).compose(applied -> {
       if (applied.size() == 0) {
         return Future.succeededFuture(false);
       }

@@ -158,6 +158,8 @@ final class Sql {
       + " AND status IN " + ACTIVE_STATES;
   static final String LEDGER_CORRECT = "UPDATE nodes SET gpu_used = $2, version = version + 1 WHERE id = $1";
 
+  /** Heartbeats only: soft state, so their transaction does not wait for the WAL flush. */
+  static final String ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF";
   static final String UPSERT_NODE_HEARTBEAT = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
       + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, boot_id, heartbeat_seq,"
       + " last_heartbeat_at, region, zone, rack, dedicated_tenant)"
@@ -204,7 +206,8 @@ final class Sql {
       + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.active AND ($1::text IS NULL OR a.node_id = $1)";
   /** The scheduler's incremental snapshot: every node's version, then the full view of the changed ones. */
   static final String NODE_VERSIONS = "SELECT id, version FROM nodes";
-  static final String NODES_AMONG = "SELECT " + NODE_COLUMNS + ", n.version FROM nodes n WHERE n.id = ANY($1)";
+  static final String NODES_AMONG = "SELECT " + NODE_COLUMNS + ", n.version FROM nodes n WHERE n.id = ANY($1)"
+      + " ORDER BY n.id";
   static final String CARDS_AMONG = "SELECT node_id, gpu_index, uuid, model, memory_total_mb, memory_used_mb,"
       + " utilization_percent, temperature_c, numa_node FROM cards WHERE node_id = ANY($1) ORDER BY node_id, gpu_index";
   static final String ACTIVE_ALLOCATIONS_AMONG = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"

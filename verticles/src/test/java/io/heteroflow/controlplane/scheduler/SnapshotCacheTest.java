@@ -47,12 +47,17 @@ class SnapshotCacheTest {
     assertEquals(2, second.node("sc-1").gpuUsed());
     assertEquals(1, second.node("sc-1").use(0).wholeTasks());
 
-    // a round stages a placement on sc-2 whose bind PostgreSQL never took
+    // a round stages a placement on sc-2; while its bind is in flight the staged view stays, even when the
+    // node changes in PostgreSQL meanwhile (here: a heartbeat)
     second.assume(store.task(3).toRequest(), Decision.placed("sc-2", List.of(0, 1, 2), null, 1));
     cache.staged("sc-2");
-    assertEquals(3, second.node("sc-2").gpuUsed());
+    store.query("UPDATE nodes SET cpu_percent = 7, version = version + 1 WHERE id = 'sc-2'");
+    assertEquals(3, await(cache.refresh()).node("sc-2").gpuUsed(), "the staged view while the bind is in flight");
+    // the bind is refused: nothing changed in PostgreSQL, yet the node is read again
+    cache.settled("sc-2");
     Snapshot third = await(cache.refresh());
     assertEquals(0, third.node("sc-2").gpuUsed(), "read again from PostgreSQL");
+    assertEquals(7.0, third.node("sc-2").cpuPercent());
 
     store.node("sc-3", 8);
     assertEquals(8, await(cache.refresh()).node("sc-3").gpuTotal(), "a new node appears");

@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,16 +107,19 @@ public final class SchedulingPipeline {
     return Decision.placed(best.id(), cards, null, bestScore);
   }
 
-  /** Refusals counted by reason; the furthest filter stage names the cause (the tenant boundary wins a tie). */
+  /**
+   * Refusals counted by reason, listed in filter-chain order (then most frequent first, then by name), so the
+   * message does not depend on node order; the furthest stage names the cause (the tenant boundary wins a tie).
+   */
   private static final class Rejections {
-    private final Map<String, Integer> byReason = new LinkedHashMap<>();
+    private final Map<String, int[]> byReason = new HashMap<>();
     private ReasonCode furthest;
     private int furthestStage = -1;
 
     void add(NodeEvaluation refused) {
       Status verdict = refused.verdict();
-      byReason.merge(verdict.reason(), 1, Integer::sum);
       int stage = refused.stage();
+      byReason.computeIfAbsent(verdict.reason(), reason -> new int[] {stage, 0})[1]++;
       if (stage > furthestStage || (stage == furthestStage && verdict.code() == ReasonCode.NoTenantEligibleGPU)) {
         furthestStage = stage;
         furthest = verdict.code();
@@ -123,8 +127,13 @@ public final class SchedulingPipeline {
     }
 
     Decision decision(int nodeCount) {
+      Map<String, Integer> ordered = new LinkedHashMap<>();
+      byReason.entrySet().stream()
+          .sorted(Comparator.<Map.Entry<String, int[]>>comparingInt(entry -> entry.getValue()[0])
+              .thenComparing(entry -> -entry.getValue()[1]).thenComparing(Map.Entry::getKey))
+          .forEach(entry -> ordered.put(entry.getKey(), entry.getValue()[1]));
       return Decision.unschedulable(furthest == null ? ReasonCode.NoSchedulableNodes : furthest,
-          explain(nodeCount, byReason));
+          explain(nodeCount, ordered));
     }
   }
 
