@@ -128,19 +128,21 @@ final class Sql {
       + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.node_id = ANY($1) AND a.active";
   static final String PORTS_IN_USE_ON_NODES = "SELECT node_id, host_port FROM tasks WHERE node_id = ANY($1)"
       + " AND host_port IS NOT NULL AND status IN " + ACTIVE_STATES;
+  /** The set-based writes repeat their id array as {@code = ANY($1)} so the planner looks rows up by key. */
   static final String BATCH_CAS_BIND = "UPDATE tasks t SET status = 'scheduled', version = t.version + 1,"
       + " node_id = b.node_id, gpu_indices = b.gpu_indices::integer[], host_port = b.host_port,"
       + " shard = b.shard::jsonb, bound_term = $6::bigint, scheduled_at = now(), reason_code = NULL,"
       + " reason_message = NULL"
       + " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[])"
-      + " AS b(id, node_id, gpu_indices, host_port, shard) WHERE t.id = b.id AND t.status = 'pending' RETURNING t.id";
+      + " AS b(id, node_id, gpu_indices, host_port, shard) WHERE t.id = ANY($1) AND t.id = b.id"
+      + " AND t.status = 'pending' RETURNING t.id";
   static final String BATCH_INSERT_ALLOCATIONS = "INSERT INTO allocations (task_id, node_id, gpu_index, kind,"
       + " memory_mb) SELECT * FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::text[], $5::bigint[])";
   /** {@link #ADD_ACCOUNTED} for many nodes at once; a node past its totals is left out of RETURNING. */
   static final String BATCH_ADD_ACCOUNTED = "UPDATE nodes n SET gpu_used = n.gpu_used + d.cards,"
       + " cpu_allocated = n.cpu_allocated + d.cpu, memory_allocated_mb = n.memory_allocated_mb + d.memory,"
       + " version = n.version + 1 FROM unnest($1::text[], $2::integer[], $3::float8[], $4::bigint[])"
-      + " AS d(id, cards, cpu, memory) WHERE n.id = d.id AND n.gpu_used + d.cards <= n.gpu_total"
+      + " AS d(id, cards, cpu, memory) WHERE n.id = ANY($1) AND n.id = d.id AND n.gpu_used + d.cards <= n.gpu_total"
       + " AND n.cpu_allocated + d.cpu <= n.cpu_cores + 0.000001 AND n.memory_allocated_mb + d.memory"
       + " <= n.memory_total_gb * 1024 RETURNING n.id";
   static final String BATCH_INSERT_LEDGER = "INSERT INTO gpu_ledger (node_id, task_id, delta, entry)"
@@ -176,12 +178,16 @@ final class Sql {
       + " version = nodes.version + 1"
       + " WHERE nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id OR nodes.heartbeat_seq < EXCLUDED.heartbeat_seq"
       + " RETURNING id";
+  /** A card row is rewritten only when the heartbeat changed it (no dead tuple, no WAL for an idle card). */
   static final String UPSERT_CARD = "INSERT INTO cards (node_id, gpu_index, uuid, model, memory_total_mb,"
       + " memory_used_mb, utilization_percent, temperature_c, numa_node) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
       + " ON CONFLICT (node_id, gpu_index) DO UPDATE SET uuid = EXCLUDED.uuid, model = EXCLUDED.model,"
       + " memory_total_mb = EXCLUDED.memory_total_mb, memory_used_mb = EXCLUDED.memory_used_mb,"
       + " utilization_percent = EXCLUDED.utilization_percent, temperature_c = EXCLUDED.temperature_c,"
-      + " numa_node = EXCLUDED.numa_node";
+      + " numa_node = EXCLUDED.numa_node WHERE (cards.uuid, cards.model, cards.memory_total_mb, cards.memory_used_mb,"
+      + " cards.utilization_percent, cards.temperature_c, cards.numa_node) IS DISTINCT FROM (EXCLUDED.uuid,"
+      + " EXCLUDED.model, EXCLUDED.memory_total_mb, EXCLUDED.memory_used_mb, EXCLUDED.utilization_percent,"
+      + " EXCLUDED.temperature_c, EXCLUDED.numa_node)";
   static final String DELETE_CARDS_FROM = "DELETE FROM cards WHERE node_id = $1 AND gpu_index >= $2";
   /** How many live nodes there are, and how many of them are silent past the grace period. */
   static final String SILENCE = "SELECT count(*) AS live, count(*) FILTER (WHERE last_heartbeat_at < now()"
