@@ -14,15 +14,17 @@ import io.heteroflow.controlplane.scheduler.plugins.frag.FragmentationScore;
 import io.heteroflow.controlplane.scheduler.plugins.frag.TaskShape;
 import io.heteroflow.controlplane.scheduler.plugins.frag.TaskShapeMix;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
 /**
- * The FGD paper's protocol through the scheduler's own pipeline and plugins (no bus, no database): pods are
- * drawn with replacement in a seeded order until the arrived GPU demand reaches 1.3 × the cluster's GPU
- * capacity; each is placed by the pipeline (built-in filters, gpu/resource filters, the policy's score plugin,
+ * The FGD paper's protocol through the scheduler's own pipeline and plugins (no bus, no database): the trace's
+ * pods in a seeded random order, then pods drawn from it with replacement until the arrived GPU demand reaches
+ * 1.3 × the cluster's GPU capacity (as the reference simulator does); nodes are listed in a seeded random order
+ * too (so ties between equal scores fall on no fixed group of nodes); each is placed by the pipeline (built-in filters, gpu/resource filters, the policy's score plugin,
  * card picking and shard placement) or skipped when it fits nowhere; nothing departs. Recorded: the GPU
  * allocation ratio at each percent of arrived demand.
  */
@@ -50,10 +52,11 @@ public final class TraceSimulation {
         new PluginConfig(FragmentationScore.NAME, false, 0, Map.of()));
     PluginSet plugins = registry.build(policyConfig(policy));
     SchedulingPipeline pipeline = BuiltInPlugins.pipeline(CONFIG);
-    Snapshot snapshot = new Snapshot(trace.nodes());
+    Random random = new Random(seed);
     double capacity = trace.gpuCapacityMilli();
     double[] curve = new double[(int) Math.round(MAX_DEMAND * 100) + 1];
-    List<Trace.Pod> arrivals = inflate(trace.pods(), MAX_DEMAND * capacity, new Random(seed));
+    List<Trace.Pod> arrivals = inflate(trace.pods(), MAX_DEMAND * capacity, random);
+    Snapshot snapshot = new Snapshot(inRandomOrder(trace.nodes(), random));
     double arrived = 0;
     double allocated = 0;
     int nextPercent = 1;
@@ -78,20 +81,38 @@ public final class TraceSimulation {
   }
 
   /**
-   * The arrivals: every pod of the trace, plus pods drawn with replacement until their GPU demand reaches
-   * {@code demand}, all in one seeded random order (the trace's own pods make up about 98 % of the default
-   * trace's capacity, so up to there each pod arrives about once).
+   * The arrivals: every pod of the trace in a seeded random order, then pods drawn from the trace with
+   * replacement until the GPU demand reaches {@code demand} (the trace's own pods make up about 98 % of the
+   * default trace's capacity, 64 % of gpushare100's).
    */
   static List<Trace.Pod> inflate(List<Trace.Pod> pods, double demand, Random random) {
     List<Trace.Pod> arrivals = new ArrayList<>(pods);
+    Collections.shuffle(arrivals, random);
     double total = pods.stream().mapToDouble(Trace.Pod::gpuMilli).sum();
     while (total < demand) {
       Trace.Pod extra = pods.get(random.nextInt(pods.size()));
       arrivals.add(extra);
       total += extra.gpuMilli();
     }
-    java.util.Collections.shuffle(arrivals, random);
     return arrivals;
+  }
+
+  /** The nodes under new names that sort in a seeded random order (the pipeline breaks exact ties by name). */
+  static List<NodeInfo> inRandomOrder(List<NodeInfo> nodes, Random random) {
+    List<Integer> ranks = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      ranks.add(i);
+    }
+    Collections.shuffle(ranks, random);
+    List<NodeInfo> renamed = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      NodeInfo n = nodes.get(i);
+      renamed.add(new NodeInfo(String.format("%05d-%s", ranks.get(i), n.id()), n.gpuVendor(), n.status(),
+          n.executable(), n.dedicatedTenant(), n.region(), n.zone(), n.rack(), n.labels(), n.topology(), n.cpuCores(),
+          n.cpuPercent(), n.memoryTotalGb(), n.memoryUsedMb(), n.gpuTotal(), n.gpuUsed(), n.cpuAllocated(),
+          n.memoryAllocatedMb(), n.inferenceTasks(), n.cards(), n.cardUse()));
+    }
+    return renamed;
   }
 
   /** Only the policy's score plugin on; nvlink, topology and rdma have no data in the trace and stay off. */

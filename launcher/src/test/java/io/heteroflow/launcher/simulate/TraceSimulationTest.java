@@ -67,6 +67,28 @@ class TraceSimulationTest {
   }
 
   @Test
+  void theTracesOwnPodsArriveFirstInASeededOrderThenTheDrawnOnes() throws Exception {
+    Trace trace = trace("a,8000,16384,8,T4\n", "p1,1000,1024,1,1000,\np2,1000,1024,2,1000,\np3,1000,1024,1,500,\n");
+    List<Trace.Pod> arrivals = TraceSimulation.inflate(trace.pods(), 1.3 * trace.gpuCapacityMilli(), new java.util.Random(3));
+    assertEquals(java.util.Set.copyOf(trace.pods()), java.util.Set.copyOf(arrivals.subList(0, 3)), "each own pod once");
+    assertEquals(arrivals, TraceSimulation.inflate(trace.pods(), 1.3 * trace.gpuCapacityMilli(), new java.util.Random(3)));
+    double demand = arrivals.stream().mapToDouble(Trace.Pod::gpuMilli).sum();
+    assertTrue(demand >= 1.3 * 8000 && demand - arrivals.get(arrivals.size() - 1).gpuMilli() < 1.3 * 8000, "stops at 130 %");
+  }
+
+  @Test
+  void nodesAreRenamedIntoASeededOrderKeepingTheirCapacity() throws Exception {
+    Trace trace = trace("a,8000,16384,1,T4\nb,8000,16384,2,T4\nc,8000,16384,4,T4\n", "p1,1000,1024,1,1000,\n");
+    List<io.heteroflow.controlplane.scheduler.framework.NodeInfo> nodes =
+        TraceSimulation.inRandomOrder(trace.nodes(), new java.util.Random(5));
+    for (int i = 0; i < 3; i++) {
+      assertTrue(nodes.get(i).id().endsWith("-" + trace.nodes().get(i).id()), nodes.get(i).id());
+      assertEquals(trace.nodes().get(i).gpuTotal(), nodes.get(i).gpuTotal());
+    }
+    assertEquals(3, nodes.stream().map(node -> node.id().substring(0, 5)).distinct().count());
+  }
+
+  @Test
   void malformedFilesNameTheirLineAndColumn() throws Exception {
     IllegalArgumentException badNumber = assertThrows(IllegalArgumentException.class,
         () -> trace("a,8000,16384,two,T4\n", "p,1,1,1,1000,\n"));

@@ -53,4 +53,18 @@ class FragmentationScoreTest {
     NodeInfo node = node("n").cards(2, "T4").cardMemory(1000).shard(0, "team-a", 300).shard(1, "team-a", 700).build();
     assertEquals(1, frag.place(small, node, TenantBoundary.ISOLATED).cardIndex());
   }
+
+  @Test
+  void cpuTakenFromANodeWhoseCardsStillNeedItCountsTheCardsItStrands() {
+    // mix: whole-card tasks with 8 cores each, so a free card needs 8 free cores
+    TaskShapeMix mix = TaskShapeMix.fixed(List.of(TaskShape.of(task().gpus(1).cpuCores(8).build())));
+    FragmentationScore frag = new FragmentationScore(UNITS, mix);
+    TaskRequest cpuOnly = task().gpus(0).cpuCores(4).build();
+    NodeInfo tight = node("tight").cards(2, "T4").cardMemory(1000).cpuCores(16, 0).build();
+    NodeInfo roomy = node("roomy").cards(2, "T4").cardMemory(1000).cpuCores(64, 0).build();
+    // on "tight": 12 cores serve 1.5 of the 2 free cards, 500 units are stranded (FGD alone sees no change,
+    // as one 8-core task still fits); on "roomy": 60 cores serve both cards
+    assertEquals(50 - 50 * (500.0 / 1000) / 16, frag.score(cpuOnly, tight), 1e-9);
+    assertEquals(50, frag.score(cpuOnly, roomy), 1e-9);
+  }
 }

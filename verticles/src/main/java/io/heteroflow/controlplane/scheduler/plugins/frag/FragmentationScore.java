@@ -78,7 +78,7 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
     int best = -1;
     double bestFragment = Double.MAX_VALUE;
     for (int card = 0; card < before.free.length; card++) {
-      if (!before.sliceFits(shape, card) || (boundary != null
+      if (!before.sliceFits(shape, card) || (boundary == null && before.sameAsEarlierCard(card)) || (boundary != null
           && !boundary.mayJoin(tenant, node.use(node.cards().get(card).index()).tenants()))) {
         continue;
       }
@@ -96,10 +96,6 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
   }
 
   double expectedFragment(FreeCapacity capacity) {
-    double expected = 0;
-    for (TaskShapeMix.Weighted weighted : mix.weights()) {
-      expected += weighted.probability() * capacity.fragmentFor(weighted.shape());
-    }
-    return expected;
+    return mix.groups().expectedFragment(capacity);
   }
 }

@@ -12,6 +12,8 @@ import java.util.List;
 final class FreeCapacity {
   final long[] free;
   final String[] models;
+  /** Whether all cards are of one model. */
+  final boolean oneModel;
   final long cardCapacity;
   double cpuFree;
   long memoryFree;
@@ -19,6 +21,11 @@ final class FreeCapacity {
   private FreeCapacity(long[] free, String[] models, long cardCapacity, double cpuFree, long memoryFree) {
     this.free = free;
     this.models = models;
+    boolean same = true;
+    for (String model : models) {
+      same &= model != null && model.equals(models[0]);
+    }
+    this.oneModel = same;
     this.cardCapacity = cardCapacity;
     this.cpuFree = cpuFree;
     this.memoryFree = memoryFree;
@@ -46,7 +53,15 @@ final class FreeCapacity {
   }
 
   boolean allows(TaskShape shape, int card) {
-    return shape.models().isEmpty() || shape.models().stream().anyMatch(model -> model.equalsIgnoreCase(models[card]));
+    if (shape.models().isEmpty()) {
+      return true;
+    }
+    for (String model : shape.models()) {
+      if (model.equalsIgnoreCase(models[card])) {
+        return true;
+      }
+    }
+    return false;
   }
 
   boolean fullyFree(int card) {
@@ -61,31 +76,14 @@ final class FreeCapacity {
     return total;
   }
 
-  /**
-   * The free units no task of this shape could use here (FGD's fragment of a node for one task): everything
-   * when the shape cannot run here at all; otherwise the free parts of cards too small (or of the wrong model)
-   * for it.
-   */
-  long fragmentFor(TaskShape shape) {
-    long total = totalFree();
-    if (shape.cpuCores() > cpuFree + 1e-9 || shape.memoryMb() > memoryFree) {
-      return total;
-    }
-    if (!shape.usesGpu()) {
-      return 0;
-    }
-    long unusable = 0;
-    int usable = 0;
-    for (int card = 0; card < free.length; card++) {
-      boolean fits = allows(shape, card) && (shape.wholeCards() > 0 ? fullyFree(card) : free[card] >= shape.sliceUnits());
-      if (fits) {
-        usable++;
-      } else {
-        unusable += free[card];
+  /** Whether an earlier card has the same model and free units (placing there leaves an equivalent state). */
+  boolean sameAsEarlierCard(int card) {
+    for (int earlier = 0; earlier < card; earlier++) {
+      if (free[earlier] == free[card] && java.util.Objects.equals(models[earlier], models[card])) {
+        return true;
       }
     }
-    int needed = shape.wholeCards() > 0 ? shape.wholeCards() : 1;
-    return usable >= needed ? unusable : total;
+    return false;
   }
 
   /** The cards a slice of this shape could go on. */

@@ -21,6 +21,7 @@ public final class TaskShapeMix {
   private final Deque<TaskShape> recent = new ArrayDeque<>();
   private final Map<TaskShape, Integer> counts = new HashMap<>();
   private volatile List<Weighted> weights = List.of();
+  private volatile ShapeGroups groups = ShapeGroups.of(List.of());
 
   private TaskShapeMix(int window) {
     this.window = window;
@@ -54,9 +55,15 @@ public final class TaskShapeMix {
     return weights;
   }
 
+  /** The mix compiled for the fragmentation measure. */
+  ShapeGroups groups() {
+    return groups;
+  }
+
   private void publish(int total) {
     List<Weighted> list = new ArrayList<>();
     counts.forEach((shape, count) -> list.add(new Weighted(shape, (double) count / total)));
+    groups = ShapeGroups.of(list);
     weights = List.copyOf(list);
   }
 }
