@@ -147,7 +147,7 @@ public final class BatchBindStore {
     }
   }
 
-  private record Admitted(Request request, double cpuCores, long memoryMb, Integer port) {
+  private record Admitted(Request request, String tenant, double cpuCores, long memoryMb, Integer port) {
   }
 
   private static String cardKey(String nodeId, int index) {
@@ -204,7 +204,7 @@ public final class BatchBindStore {
     if (port != null) {
       live.ports(nodeId).add(port);
     }
-    return new Admitted(request, cpu, memoryMb, port);
+    return new Admitted(request, tenant, cpu, memoryMb, port);
   }
 
   /** The admitted requests' writes, set-based; a count that does not match rolls the batch back. */
@@ -234,7 +234,7 @@ public final class BatchBindStore {
       JsonObject shard = AgentMessages.shard(request.shard());
       shards[i] = shard == null ? null : shard.encode();
       messages[i] = BindChecks.boundMessage(request.nodeId(), request.gpuIndices(), request.shard(), one.port());
-      allocations.add(request);
+      allocations.add(request, one.tenant());
       touched.add(request.nodeId());
       if (!request.gpuIndices().isEmpty()) {
         ledgerNodes.add(request.nodeId());
@@ -285,15 +285,17 @@ public final class BatchBindStore {
     final List<Integer> cards = new ArrayList<>();
     final List<String> kinds = new ArrayList<>();
     final List<Long> memory = new ArrayList<>();
+    final List<String> tenants = new ArrayList<>();
 
-    void add(Request request) {
-      request.gpuIndices().forEach(index -> row(request, index, "whole", 0));
+    void add(Request request, String tenant) {
+      request.gpuIndices().forEach(index -> row(request, tenant, index, "whole", 0));
       if (request.shard() != null) {
-        row(request, request.shard().cardIndex(), "shard", request.shard().memoryMb());
+        row(request, tenant, request.shard().cardIndex(), "shard", request.shard().memoryMb());
       }
     }
 
-    private void row(Request request, int index, String kind, long memoryMb) {
+    private void row(Request request, String tenant, int index, String kind, long memoryMb) {
+      tenants.add(tenant);
       tasks.add(request.taskId());
       nodes.add(request.nodeId());
       cards.add(index);
@@ -304,7 +306,7 @@ public final class BatchBindStore {
     Tuple tuple() {
       return Tuple.tuple().addArrayOfUUID(tasks.toArray(new UUID[0])).addArrayOfString(nodes.toArray(new String[0]))
           .addArrayOfInteger(cards.toArray(new Integer[0])).addArrayOfString(kinds.toArray(new String[0]))
-          .addArrayOfLong(memory.toArray(new Long[0]));
+          .addArrayOfLong(memory.toArray(new Long[0])).addArrayOfString(tenants.toArray(new String[0]));
     }
   }
 }

@@ -151,12 +151,14 @@ public final class BindStore {
     UUID taskId = request.taskId();
     String nodeId = request.nodeId();
     ShardAssignment shard = request.shard();
+    String tenant = task.getString("tenant");
     List<Tuple> whole = new ArrayList<>();
     for (int index : request.gpuIndices()) {
-      whole.add(Tuple.of(taskId, nodeId, index));
+      whole.add(Tuple.of(taskId, nodeId, index, tenant));
     }
     Future<?> allocated = shard != null
-        ? conn.preparedQuery(Sql.INSERT_SHARD_ALLOCATION).execute(Tuple.of(taskId, nodeId, shard.cardIndex(), shard.memoryMb()))
+        ? conn.preparedQuery(Sql.INSERT_SHARD_ALLOCATION)
+            .execute(Tuple.of(taskId, nodeId, shard.cardIndex(), shard.memoryMb(), tenant))
         : whole.isEmpty() ? Future.succeededFuture() : conn.preparedQuery(Sql.INSERT_WHOLE_CARD_ALLOCATION).executeBatch(whole);
     int cards = request.gpuIndices().size();
     return allocated

@@ -83,12 +83,12 @@ final class Sql {
 
   // ---- allocations and the GPU ledger
   static final String INSERT_WHOLE_CARD_ALLOCATION =
-      "INSERT INTO allocations (task_id, node_id, gpu_index, kind) VALUES ($1, $2, $3, 'whole')";
-  static final String INSERT_SHARD_ALLOCATION =
-      "INSERT INTO allocations (task_id, node_id, gpu_index, kind, memory_mb) VALUES ($1, $2, $3, 'shard', $4)";
+      "INSERT INTO allocations (task_id, node_id, gpu_index, kind, tenant) VALUES ($1, $2, $3, 'whole', $4)";
+  static final String INSERT_SHARD_ALLOCATION = "INSERT INTO allocations (task_id, node_id, gpu_index, kind, memory_mb,"
+      + " tenant) VALUES ($1, $2, $3, 'shard', $4, $5)";
   /** What is already on these cards: shards, their memory, whole-card tasks, and every tenant present. */
-  static final String CARD_OCCUPANTS = "SELECT a.gpu_index, a.kind, a.memory_mb, t.tenant FROM allocations a"
-      + " JOIN tasks t ON t.id = a.task_id WHERE a.node_id = $1 AND a.gpu_index = ANY($2) AND a.active";
+  static final String CARD_OCCUPANTS = "SELECT gpu_index, kind, memory_mb, tenant FROM allocations"
+      + " WHERE node_id = $1 AND gpu_index = ANY($2) AND active";
   static final String SET_HOST_PORT = "UPDATE tasks SET host_port = $2 WHERE id = $1";
   static final String SHARE_MEMBERSHIPS = "SELECT group_name, tenant FROM share_group_members";
   static final String PORTS_IN_USE = "SELECT host_port FROM tasks WHERE node_id = $1 AND host_port IS NOT NULL"
@@ -124,8 +124,8 @@ final class Sql {
       + " WHERE id = ANY($1) AND status = 'pending' ORDER BY id FOR UPDATE";
   static final String CARDS_OF_NODES = "SELECT node_id, gpu_index, memory_total_mb, memory_used_mb,"
       + " utilization_percent, temperature_c FROM cards WHERE node_id = ANY($1)";
-  static final String OCCUPANTS_OF_NODES = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"
-      + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.node_id = ANY($1) AND a.active";
+  static final String OCCUPANTS_OF_NODES = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
+      + " WHERE node_id = ANY($1) AND active";
   static final String PORTS_IN_USE_ON_NODES = "SELECT node_id, host_port FROM tasks WHERE node_id = ANY($1)"
       + " AND host_port IS NOT NULL AND status IN " + ACTIVE_STATES;
   /** The set-based writes repeat their id array as {@code = ANY($1)} so the planner looks rows up by key. */
@@ -137,7 +137,8 @@ final class Sql {
       + " AS b(id, node_id, gpu_indices, host_port, shard) WHERE t.id = ANY($1) AND t.id = b.id"
       + " AND t.status = 'pending' RETURNING t.id";
   static final String BATCH_INSERT_ALLOCATIONS = "INSERT INTO allocations (task_id, node_id, gpu_index, kind,"
-      + " memory_mb) SELECT * FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::text[], $5::bigint[])";
+      + " memory_mb, tenant) SELECT * FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::text[], $5::bigint[],"
+      + " $6::text[])";
   /** {@link #ADD_ACCOUNTED} for many nodes at once; a node past its totals is left out of RETURNING. */
   static final String BATCH_ADD_ACCOUNTED = "UPDATE nodes n SET gpu_used = n.gpu_used + d.cards,"
       + " cpu_allocated = n.cpu_allocated + d.cpu, memory_allocated_mb = n.memory_allocated_mb + d.memory,"
@@ -162,10 +163,16 @@ final class Sql {
 
   /** Heartbeats only: soft state, so their transaction does not wait for the WAL flush. */
   static final String ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF";
-  static final String UPSERT_NODE_HEARTBEAT = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
+  /** A batch of heartbeats (HeartbeatWriter), one per node; a node's row changes only for a newer heartbeat. */
+  static final String UPSERT_NODE_HEARTBEATS = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
       + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, boot_id, heartbeat_seq,"
       + " last_heartbeat_at, region, zone, rack, dedicated_tenant)"
-      + " VALUES ($1, $2, 'online', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now(), $13, $14, $15, $16)"
+      + " SELECT h.id, h.vendor, 'online', h.cores, h.cpu, h.memory_total, h.memory_used, h.gpus, h.labels::jsonb,"
+      + " h.topology, h.ips::jsonb, h.boot, h.seq, now(), h.region, h.zone, h.rack, h.dedicated"
+      + " FROM unnest($1::text[], $2::text[], $3::integer[], $4::float8[], $5::float8[], $6::bigint[], $7::integer[],"
+      + " $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[], $15::text[],"
+      + " $16::text[]) AS h(id, vendor, cores, cpu, memory_total, memory_used, gpus, labels, topology, ips, boot, seq,"
+      + " region, zone, rack, dedicated)"
       + " ON CONFLICT (id) DO UPDATE SET gpu_vendor = EXCLUDED.gpu_vendor,"
       + " status = CASE WHEN nodes.status = 'offline' THEN 'online' ELSE nodes.status END,"
       + " cpu_cores = EXCLUDED.cpu_cores, cpu_percent = EXCLUDED.cpu_percent,"
@@ -179,8 +186,9 @@ final class Sql {
       + " WHERE nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id OR nodes.heartbeat_seq < EXCLUDED.heartbeat_seq"
       + " RETURNING id";
   /** A card row is rewritten only when the heartbeat changed it (no dead tuple, no WAL for an idle card). */
-  static final String UPSERT_CARD = "INSERT INTO cards (node_id, gpu_index, uuid, model, memory_total_mb,"
-      + " memory_used_mb, utilization_percent, temperature_c, numa_node) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+  static final String UPSERT_CARDS = "INSERT INTO cards (node_id, gpu_index, uuid, model, memory_total_mb,"
+      + " memory_used_mb, utilization_percent, temperature_c, numa_node) SELECT * FROM unnest($1::text[],"
+      + " $2::integer[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::integer[], $8::integer[], $9::integer[])"
       + " ON CONFLICT (node_id, gpu_index) DO UPDATE SET uuid = EXCLUDED.uuid, model = EXCLUDED.model,"
       + " memory_total_mb = EXCLUDED.memory_total_mb, memory_used_mb = EXCLUDED.memory_used_mb,"
       + " utilization_percent = EXCLUDED.utilization_percent, temperature_c = EXCLUDED.temperature_c,"
@@ -188,7 +196,9 @@ final class Sql {
       + " cards.utilization_percent, cards.temperature_c, cards.numa_node) IS DISTINCT FROM (EXCLUDED.uuid,"
       + " EXCLUDED.model, EXCLUDED.memory_total_mb, EXCLUDED.memory_used_mb, EXCLUDED.utilization_percent,"
       + " EXCLUDED.temperature_c, EXCLUDED.numa_node)";
-  static final String DELETE_CARDS_FROM = "DELETE FROM cards WHERE node_id = $1 AND gpu_index >= $2";
+  /** Cards a node no longer reports (index at or past its new count). */
+  static final String DELETE_CARDS_BEYOND = "DELETE FROM cards c USING unnest($1::text[], $2::integer[])"
+      + " AS x(node_id, count) WHERE c.node_id = x.node_id AND c.gpu_index >= x.count";
   /** How many live nodes there are, and how many of them are silent past the grace period. */
   static final String SILENCE = "SELECT count(*) AS live, count(*) FILTER (WHERE last_heartbeat_at < now()"
       + " - make_interval(secs => $1)) AS silent FROM nodes WHERE status <> 'offline'";
@@ -208,16 +218,16 @@ final class Sql {
       + " utilization_percent, temperature_c, numa_node FROM cards WHERE ($1::text IS NULL OR node_id = $1)"
       + " ORDER BY node_id, gpu_index";
   /** Every active allocation with its tenant: the card use of the snapshot (or of one node). */
-  static final String ACTIVE_ALLOCATIONS = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"
-      + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.active AND ($1::text IS NULL OR a.node_id = $1)";
+  static final String ACTIVE_ALLOCATIONS = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
+      + " WHERE active AND ($1::text IS NULL OR node_id = $1)";
   /** The scheduler's incremental snapshot: every node's version, then the full view of the changed ones. */
   static final String NODE_VERSIONS = "SELECT id, version FROM nodes";
   static final String NODES_AMONG = "SELECT " + NODE_COLUMNS + ", n.version FROM nodes n WHERE n.id = ANY($1)"
       + " ORDER BY n.id";
   static final String CARDS_AMONG = "SELECT node_id, gpu_index, uuid, model, memory_total_mb, memory_used_mb,"
       + " utilization_percent, temperature_c, numa_node FROM cards WHERE node_id = ANY($1) ORDER BY node_id, gpu_index";
-  static final String ACTIVE_ALLOCATIONS_AMONG = "SELECT a.node_id, a.gpu_index, a.kind, a.memory_mb, t.tenant"
-      + " FROM allocations a JOIN tasks t ON t.id = a.task_id WHERE a.active AND a.node_id = ANY($1)";
+  static final String ACTIVE_ALLOCATIONS_AMONG = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
+      + " WHERE active AND node_id = ANY($1)";
   static final String REPEATABLE_READ = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
   static final String SET_NODE_LOCATION = "UPDATE nodes SET region = $2, zone = $3, rack = $4, version = version + 1"
       + " WHERE id = $1 RETURNING id";

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.testsupport.StoreFixture;
+import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,6 +44,32 @@ class NodeStoreTest {
     assertEquals(10.0, await(store.nodes.get("hb-1")).orElseThrow().info().cpuPercent());
     assertTrue(await(store.nodes.applyHeartbeat(beat("hb-1", "boot-b", 1, 20))), "a restarted agent starts over");
     assertEquals(20.0, await(store.nodes.get("hb-1")).orElseThrow().info().cpuPercent());
+  }
+
+  @Test
+  void heartbeatsArrivingTogetherShareTransactionsAndEachGetsItsOwnAnswer() throws Exception {
+    List<Future<Boolean>> answers = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      answers.add(store.nodes.applyHeartbeat(beat("burst-" + (i % 50), "b", 1 + i / 50, i)));
+    }
+    Future<Boolean> stale = store.nodes.applyHeartbeat(beat("burst-0", "b", 2, -1));
+    JsonObject twoCards = beat("burst-cards", "b", 1, 1);
+    twoCards.put("cards", new JsonArray().add(new JsonObject().put("index", 0).put("memory_total_mb", 1000))
+        .add(new JsonObject().put("index", 1).put("memory_total_mb", 2000))
+        .add(new JsonObject().put("index", 1).put("memory_total_mb", 3000)));
+    Future<Boolean> cards = store.nodes.applyHeartbeat(twoCards);
+    await(Future.join(answers));
+    assertTrue(answers.stream().allMatch(Future::result), "every heartbeat was newer than the stored one");
+    assertFalse(await(stale), "a heartbeat no newer than the stored one changes nothing");
+    assertTrue(await(cards));
+    for (int node = 0; node < 50; node++) {
+      assertEquals(150.0 + node, await(store.nodes.get("burst-" + node)).orElseThrow().info().cpuPercent(),
+          "the newest of four heartbeats wins");
+    }
+    assertEquals(List.of(1000L, 3000L), await(store.nodes.get("burst-cards")).orElseThrow().info().cards().stream()
+        .map(card -> card.memoryTotalMb()).toList(), "a repeated card index: the last report wins");
+    assertTrue(await(store.nodes.applyHeartbeat(beat("burst-cards", "b", 2, 1))));
+    assertEquals(1, await(store.nodes.get("burst-cards")).orElseThrow().info().cards().size(), "a vanished card goes");
   }
 
   @Test
