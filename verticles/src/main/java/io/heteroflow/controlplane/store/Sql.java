@@ -198,7 +198,7 @@ final class Sql {
       + " EXCLUDED.temperature_c, EXCLUDED.numa_node)";
   /** Cards a node no longer reports (index at or past its new count). */
   static final String DELETE_CARDS_BEYOND = "DELETE FROM cards c USING unnest($1::text[], $2::integer[])"
-      + " AS x(node_id, count) WHERE c.node_id = x.node_id AND c.gpu_index >= x.count";
+      + " AS x(node_id, count) WHERE c.node_id = ANY($1) AND c.node_id = x.node_id AND c.gpu_index >= x.count";
   /** How many live nodes there are, and how many of them are silent past the grace period. */
   static final String SILENCE = "SELECT count(*) AS live, count(*) FILTER (WHERE last_heartbeat_at < now()"
       + " - make_interval(secs => $1)) AS silent FROM nodes WHERE status <> 'offline'";
