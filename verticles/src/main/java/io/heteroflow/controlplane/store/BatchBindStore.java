@@ -27,7 +27,8 @@ import java.util.TreeSet;
 import java.util.UUID;
 
 /**
- * Binds many decided tasks in one transaction with a fixed number of statements, whatever the batch size:
+ * Binds many decided tasks in one transaction with a fixed number of statements, whatever the batch size, sent
+ * pipelined (two round trips besides BEGIN / COMMIT):
  * lock the batch's nodes (in id order) and its still-pending tasks, read their cards, occupants and ports,
  * re-check every request in order against those live rows plus the requests admitted before it (the same
  * checks as {@link BindStore}), then write the admitted ones set-based: task CAS, allocations, node accounting,
@@ -69,37 +70,33 @@ public final class BatchBindStore {
     requests.forEach(request -> nodeSet.add(request.nodeId()));
     String[] nodeIds = nodeSet.toArray(new String[0]);
     UUID[] taskIds = requests.stream().map(Request::taskId).toArray(UUID[]::new);
-    Live live = new Live();
-    return LeaderStore.checkFence(conn, fence)
-        .compose(v -> conn.preparedQuery(Sql.LOCK_NODES).execute(Tuple.of(nodeIds)))
-        .compose(rows -> {
-          rows.forEach(row -> live.nodes.put(row.getString("id"), new NodeLoad(row)));
-          return conn.preparedQuery(Sql.LOCK_PENDING_TASKS).execute(Tuple.of(taskIds));
+    boolean shards = requests.stream().anyMatch(request -> request.shard() != null);
+    // the reads go out pipelined (one round trip); PostgreSQL runs them in order: fence, nodes, then tasks
+    Future<Void> fenced = LeaderStore.checkFence(conn, fence);
+    Future<RowSet<Row>> nodes = conn.preparedQuery(Sql.LOCK_NODES).execute(Tuple.of(nodeIds));
+    Future<RowSet<Row>> tasks = conn.preparedQuery(Sql.LOCK_PENDING_TASKS).execute(Tuple.of(taskIds));
+    Future<RowSet<Row>> cards = conn.preparedQuery(Sql.CARDS_OF_NODES).execute(Tuple.of(nodeIds));
+    Future<RowSet<Row>> occupants = conn.preparedQuery(Sql.OCCUPANTS_OF_NODES).execute(Tuple.of(nodeIds));
+    Future<RowSet<Row>> ports = conn.preparedQuery(Sql.PORTS_IN_USE_ON_NODES).execute(Tuple.of(nodeIds));
+    Future<TenantBoundary> boundary = shards ? conn.query(Sql.SHARE_MEMBERSHIPS).execute().map(NodeStore::boundaryOf)
+        : Future.succeededFuture(TenantBoundary.ISOLATED);
+    return Future.all(List.of(fenced, nodes, tasks, cards, occupants, ports, boundary))
+        .map(read -> {
+          Live live = new Live();
+          nodes.result().forEach(row -> live.nodes.put(row.getString("id"), new NodeLoad(row)));
+          tasks.result().forEach(row -> live.tasks.put(row.getUUID("id"), row));
+          cards.result().forEach(row -> live.cards.put(cardKey(row.getString("node_id"), row.getInteger("gpu_index")), row));
+          occupants.result().forEach(row ->
+              live.occupants(row.getString("node_id"), row.getInteger("gpu_index")).add(Occupant.of(row)));
+          ports.result().forEach(row -> live.ports(row.getString("node_id")).add(row.getInteger("host_port")));
+          return live;
         })
-        .compose(rows -> {
-          rows.forEach(row -> live.tasks.put(row.getUUID("id"), row));
-          return conn.preparedQuery(Sql.CARDS_OF_NODES).execute(Tuple.of(nodeIds));
-        })
-        .compose(rows -> {
-          rows.forEach(row -> live.cards.put(cardKey(row.getString("node_id"), row.getInteger("gpu_index")), row));
-          return conn.preparedQuery(Sql.OCCUPANTS_OF_NODES).execute(Tuple.of(nodeIds));
-        })
-        .compose(rows -> {
-          rows.forEach(row -> live.occupants(row.getString("node_id"), row.getInteger("gpu_index")).add(Occupant.of(row)));
-          return conn.preparedQuery(Sql.PORTS_IN_USE_ON_NODES).execute(Tuple.of(nodeIds));
-        })
-        .compose(rows -> {
-          rows.forEach(row -> live.ports(row.getString("node_id")).add(row.getInteger("host_port")));
-          boolean shards = requests.stream().anyMatch(request -> request.shard() != null);
-          return shards ? conn.query(Sql.SHARE_MEMBERSHIPS).execute().map(NodeStore::boundaryOf)
-              : Future.succeededFuture(TenantBoundary.ISOLATED);
-        })
-        .compose(boundary -> {
+        .compose(live -> {
           List<Outcome> outcomes = new ArrayList<>();
           List<Admitted> admitted = new ArrayList<>();
           for (Request request : requests) {
             try {
-              Admitted one = admit(request, live, boundary);
+              Admitted one = admit(request, live, boundary.result());
               admitted.add(one);
               outcomes.add(new Outcome(true, one.port(), null, null, false));
             } catch (Rejected rejected) {
@@ -244,21 +241,21 @@ public final class BatchBindStore {
     }
     Tuple cas = Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(nodes).addArrayOfString(indices)
         .addArrayOfInteger(ports).addArrayOfString(shards).addLong(fence == null ? null : fence.term());
-    return conn.preparedQuery(Sql.BATCH_CAS_BIND).execute(cas)
-        .compose(claimed -> {
-          expect(claimed, n, ReasonCode.BindConflict, "a task of the batch changed state while locked");
-          return conn.preparedQuery(Sql.BATCH_INSERT_ALLOCATIONS).execute(allocations.tuple());
-        })
-        .compose(v -> conn.preparedQuery(Sql.BATCH_ADD_ACCOUNTED).execute(accounting(touched, live)))
-        .compose(accounted -> {
-          expect(accounted, touched.size(), ReasonCode.InsufficientResources, "a node refused the batch's accounting");
-          return conn.preparedQuery(Sql.BATCH_INSERT_LEDGER).execute(Tuple.tuple()
-              .addArrayOfString(ledgerNodes.toArray(new String[0])).addArrayOfUUID(ledgerTasks.toArray(new UUID[0]))
-              .addArrayOfInteger(ledgerDeltas.toArray(new Integer[0])));
-        })
-        .compose(v -> conn.preparedQuery(Sql.BATCH_INSERT_BIND_EVENTS)
-            .execute(Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(messages)))
-        .mapEmpty();
+    // the writes go out pipelined too; a count that does not match rolls everything back
+    Future<RowSet<Row>> claimed = conn.preparedQuery(Sql.BATCH_CAS_BIND).execute(cas);
+    Future<RowSet<Row>> allocated = conn.preparedQuery(Sql.BATCH_INSERT_ALLOCATIONS).execute(allocations.tuple());
+    Future<RowSet<Row>> accounted = conn.preparedQuery(Sql.BATCH_ADD_ACCOUNTED).execute(accounting(touched, live));
+    Future<RowSet<Row>> ledger = conn.preparedQuery(Sql.BATCH_INSERT_LEDGER).execute(Tuple.tuple()
+        .addArrayOfString(ledgerNodes.toArray(new String[0])).addArrayOfUUID(ledgerTasks.toArray(new UUID[0]))
+        .addArrayOfInteger(ledgerDeltas.toArray(new Integer[0])));
+    Future<RowSet<Row>> events = conn.preparedQuery(Sql.BATCH_INSERT_BIND_EVENTS)
+        .execute(Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(messages));
+    return Future.all(List.of(claimed, allocated, accounted, ledger, events)).map(written -> {
+      expect(claimed.result(), n, ReasonCode.BindConflict, "a task of the batch changed state while locked");
+      expect(accounted.result(), touched.size(), ReasonCode.InsufficientResources,
+          "a node refused the batch's accounting");
+      return null;
+    });
   }
 
   /** What the admitted requests add to each touched node: its staged totals less the locked row's. */

@@ -159,28 +159,30 @@ public final class NodeStore {
    * so versions and views agree. Every write that matters to scheduling bumps a node's version.
    */
   public Future<NodeChanges> changedNodes(Map<String, Long> known, Set<String> reread) {
-    return pool.withTransaction(conn -> conn.query(Sql.REPEATABLE_READ).execute()
-        .compose(v -> conn.query(Sql.NODE_VERSIONS).execute())
-        .compose(rows -> {
-          Map<String, Long> versions = new HashMap<>();
-          List<String> changed = new ArrayList<>();
-          for (Row row : rows) {
-            String id = row.getString("id");
-            long version = row.getLong("version");
-            versions.put(id, version);
-            if (!Long.valueOf(version).equals(known.get(id)) || reread.contains(id)) {
-              changed.add(id);
-            }
+    return pool.withTransaction(conn -> {
+      conn.query(Sql.REPEATABLE_READ).execute(); // pipelined with the version scan; a failure fails the scan too
+      return conn.query(Sql.NODE_VERSIONS).execute().compose(rows -> {
+        Map<String, Long> versions = new HashMap<>();
+        List<String> changed = new ArrayList<>();
+        for (Row row : rows) {
+          String id = row.getString(0);
+          long version = row.getLong(1);
+          versions.put(id, version);
+          if (!Long.valueOf(version).equals(known.get(id)) || reread.contains(id)) {
+            changed.add(id);
           }
-          if (changed.isEmpty()) {
-            return Future.succeededFuture(new NodeChanges(versions, List.of()));
-          }
-          Tuple ids = Tuple.of(changed.toArray(new String[0]));
-          return conn.preparedQuery(Sql.NODES_AMONG).execute(ids).compose(nodes -> conn.preparedQuery(Sql.CARDS_AMONG)
-              .execute(ids).compose(cards -> conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_AMONG).execute(ids)
-                  .map(allocations -> new NodeChanges(versions,
-                      assemble(nodes, cards, allocations).stream().map(NodeRecord::info).toList()))));
-        }));
+        }
+        if (changed.isEmpty()) {
+          return Future.succeededFuture(new NodeChanges(versions, List.of()));
+        }
+        Tuple ids = Tuple.of(changed.toArray(new String[0]));
+        Future<RowSet<Row>> nodes = conn.preparedQuery(Sql.NODES_AMONG).execute(ids);
+        Future<RowSet<Row>> cards = conn.preparedQuery(Sql.CARDS_AMONG).execute(ids);
+        Future<RowSet<Row>> allocations = conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_AMONG).execute(ids);
+        return Future.all(nodes, cards, allocations).map(read -> new NodeChanges(versions,
+            assemble(nodes.result(), cards.result(), allocations.result()).stream().map(NodeRecord::info).toList()));
+      });
+    });
   }
 
   private static List<NodeRecord> assemble(RowSet<Row> nodes, RowSet<Row> cards, RowSet<Row> allocations) {
