@@ -44,7 +44,7 @@ final class BenchDatabases implements AutoCloseable {
         .setServerConfig("fsync", "on")
         .setServerConfig("synchronous_commit", "on")
         .setServerConfig("max_connections", "200")
-        // per-statement server time of the drain (BenchRunner reads it); not in dev's configuration
+        // per-statement server time of the drain (PgStatistics reads it); not in dev's configuration
         .setServerConfig("shared_preload_libraries", "pg_stat_statements")
         .start();
     return new BenchDatabases(Database.of("localhost", postgres.getPort(), "postgres", "postgres", "postgres"),

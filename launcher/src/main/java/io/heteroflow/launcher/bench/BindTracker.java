@@ -44,6 +44,6 @@ final class BindTracker {
   JsonObject window() {
     long requests = sent.get();
     return new JsonObject().put("requests", requests).put("max_in_flight", max.get())
-        .put("mean_in_flight_at_send", requests == 0 ? null : BenchRunner.round2(inFlightSum.get() / (double) requests));
+        .put("mean_in_flight_at_send", requests == 0 ? null : BenchFigures.round2(inFlightSum.get() / (double) requests));
   }
 }

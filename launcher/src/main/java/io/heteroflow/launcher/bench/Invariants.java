@@ -59,7 +59,7 @@ final class Invariants {
   static JsonArray check(Pool client) throws Exception {
     JsonArray violations = new JsonArray();
     for (Map.Entry<String, String> check : CHECKS.entrySet()) {
-      long rows = BenchRunner.await(client.query(check.getValue()).execute()).iterator().next().getLong(0);
+      long rows = BenchFutures.await(client.query(check.getValue()).execute()).iterator().next().getLong(0);
       if (rows != 0) {
         violations.add(new JsonObject().put("check", check.getKey()).put("rows", rows));
       }
