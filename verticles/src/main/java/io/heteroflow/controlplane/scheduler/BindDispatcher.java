@@ -18,8 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -103,22 +105,32 @@ final class BindDispatcher {
   private Future<Void> bind(List<Decided> chunk, LeaderStore.Fence fence) {
     List<BindStore.Request> requests = chunk.stream().map(each -> new BindStore.Request(each.task().id(),
         each.decision().nodeId(), each.decision().gpuIndices(), each.decision().shard())).toList();
+    Map<String, Long> versions = new HashMap<>();
+    Set<String> refusedOn = new HashSet<>();
     return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, BindVerticle.request(requests, fence),
             BIND_DELIVERY)
-        .map(reply -> BindVerticle.outcomes(reply.body()))
+        .map(reply -> {
+          versions.putAll(BindVerticle.nodeVersions(reply.body()));
+          return BindVerticle.outcomes(reply.body());
+        })
         .recover(unanswered -> Future.succeededFuture(Collections.nCopies(chunk.size(),
             new BindStore.Outcome(false, null, ReasonCode.BindConflict, "the bind request was not answered ("
                 + unanswered.getMessage() + "); retried from PostgreSQL next round", false))))
         .compose(outcomes -> {
           List<Future<Void>> settled = new ArrayList<>();
           for (int i = 0; i < chunk.size(); i++) {
+            if (!outcomes.get(i).bound()) {
+              refusedOn.add(chunk.get(i).decision().nodeId());
+            }
             settled.add(settle(chunk.get(i), outcomes.get(i), fence));
           }
           return Future.join(settled).<Void>mapEmpty();
         })
         .onComplete(done -> chunk.forEach(each -> {
+          String nodeId = each.decision().nodeId();
           binding.remove(each.task().id());
-          snapshots.settled(each.decision().nodeId());
+          // every bind to the node bound: PostgreSQL now holds exactly the staged view, at this version
+          snapshots.settled(nodeId, done.succeeded() && !refusedOn.contains(nodeId) ? versions.get(nodeId) : null);
         }));
   }
 

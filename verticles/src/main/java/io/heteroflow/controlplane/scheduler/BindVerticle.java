@@ -13,7 +13,9 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -47,8 +49,9 @@ public final class BindVerticle extends VerticleBase {
               shard.getInteger("compute_percent"), shard.getString("qos"))));
     }
     services.batchBinds().bind(requests, new LeaderStore.Fence(fence.getString("member"), fence.getLong("term")))
-        .onSuccess(outcomes -> message.reply(new JsonObject()
-            .put("outcomes", new JsonArray(outcomes.stream().map(BindVerticle::toJson).toList()))))
+        .onSuccess(result -> message.reply(new JsonObject()
+            .put("outcomes", new JsonArray(result.outcomes().stream().map(BindVerticle::toJson).toList()))
+            .put("node_versions", new JsonObject(new HashMap<>(result.nodeVersions())))))
         .onFailure(e -> message.fail(503, "bind failed: " + e.getMessage()));
   }
 
@@ -67,6 +70,14 @@ public final class BindVerticle extends VerticleBase {
     return new JsonObject().put("bound", outcome.bound()).put("host_port", outcome.hostPort())
         .put("code", outcome.code() == null ? null : outcome.code().name()).put("message", outcome.message())
         .put("fenced", outcome.fenced());
+  }
+
+  /** The version each node written by the batch has after it (see BatchBindStore.Result). */
+  public static Map<String, Long> nodeVersions(JsonObject reply) {
+    Map<String, Long> versions = new HashMap<>();
+    reply.getJsonObject("node_versions", new JsonObject()).forEach(entry ->
+        versions.put(entry.getKey(), ((Number) entry.getValue()).longValue()));
+    return versions;
   }
 
   /** The BindOutcomes of a reply, in the order of the request's binds. */

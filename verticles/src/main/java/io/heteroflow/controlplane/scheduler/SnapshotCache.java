@@ -33,7 +33,7 @@ final class SnapshotCache {
   private final NodeStore nodes;
   private final PluginConfigStore pluginConfigs;
   private final PluginRegistry registry;
-  private Map<String, Long> versions = Map.of();
+  private Map<String, Long> versions = new HashMap<>();
   /** Nodes with binds in flight (how many): they keep their staged view until the outcome is known. */
   private final Map<String, Integer> binding = new HashMap<>();
   /** Nodes whose binds settled since the last read: read again whatever their version says. */
@@ -103,17 +103,27 @@ final class SnapshotCache {
     binding.merge(nodeId, 1, Integer::sum);
   }
 
-  /** A bind to this node settled (bound or refused): read the node again, whatever its version says. */
-  void settled(String nodeId) {
+  /**
+   * A bind to this node settled. {@code versionAfter} is the node's version after a batch in which every bind
+   * to it bound (null otherwise): if that is the version the snapshot knew plus the batch's one write, nobody
+   * else wrote meanwhile and the staged view is exactly PostgreSQL's, so the node need not be read again;
+   * anything else (a refusal, an unanswered batch, another writer) reads it again, whatever its version says.
+   */
+  void settled(String nodeId, Long versionAfter) {
     if (binding.merge(nodeId, -1, Integer::sum) <= 0) {
       binding.remove(nodeId);
     }
-    settled.add(nodeId);
+    Long known = versions.get(nodeId);
+    if (versionAfter != null && known != null && known + 1 == versionAfter) {
+      versions.put(nodeId, versionAfter);
+    } else {
+      settled.add(nodeId);
+    }
   }
 
   /** Forgets everything (e.g. on a change of leader): the next round reads every node. */
   void reset() {
-    versions = Map.of();
+    versions = new HashMap<>();
     settled.clear();
     snapshot = null;
     configs = null;

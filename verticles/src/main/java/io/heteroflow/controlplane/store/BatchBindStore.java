@@ -47,10 +47,16 @@ public final class BatchBindStore {
     this.single = single;
   }
 
-  /** One outcome per request, in request order. */
-  public Future<List<Outcome>> bind(List<Request> requests, LeaderStore.Fence fence) {
+  /**
+   * One outcome per request, in request order, and the version each node the batch wrote on has now (a node
+   * written by nobody else meanwhile has exactly the staged view of the binds that bound there).
+   */
+  public record Result(List<Outcome> outcomes, Map<String, Long> nodeVersions) {
+  }
+
+  public Future<Result> bind(List<Request> requests, LeaderStore.Fence fence) {
     if (requests.isEmpty()) {
-      return Future.succeededFuture(List.of());
+      return Future.succeededFuture(new Result(List.of(), Map.of()));
     }
     return pool.withTransaction(conn -> bindIn(conn, requests, fence)).recover(failure -> {
       Outcome refused = BindChecks.refusal(failure);
@@ -58,14 +64,14 @@ public final class BatchBindStore {
         return Future.failedFuture(failure);
       }
       if (refused.fenced()) {
-        return Future.succeededFuture(Collections.nCopies(requests.size(), refused));
+        return Future.succeededFuture(new Result(Collections.nCopies(requests.size(), refused), Map.of()));
       }
       List<Future<Outcome>> alone = requests.stream().map(request -> single.bind(request, fence)).toList();
-      return Future.all(alone).map(all -> alone.stream().map(Future::result).toList());
+      return Future.all(alone).map(all -> new Result(alone.stream().map(Future::result).toList(), Map.of()));
     });
   }
 
-  private Future<List<Outcome>> bindIn(SqlConnection conn, List<Request> requests, LeaderStore.Fence fence) {
+  private Future<Result> bindIn(SqlConnection conn, List<Request> requests, LeaderStore.Fence fence) {
     Set<String> nodeSet = new TreeSet<>();
     requests.forEach(request -> nodeSet.add(request.nodeId()));
     String[] nodeIds = nodeSet.toArray(new String[0]);
@@ -103,7 +109,7 @@ public final class BatchBindStore {
               outcomes.add(rejected.outcome());
             }
           }
-          return write(conn, admitted, live, fence).map(outcomes);
+          return write(conn, admitted, live, fence).map(versions -> new Result(outcomes, versions));
         });
   }
 
@@ -205,9 +211,10 @@ public final class BatchBindStore {
   }
 
   /** The admitted requests' writes, set-based; a count that does not match rolls the batch back. */
-  private static Future<Void> write(SqlConnection conn, List<Admitted> admitted, Live live, LeaderStore.Fence fence) {
+  private static Future<Map<String, Long>> write(SqlConnection conn, List<Admitted> admitted, Live live,
+                                                 LeaderStore.Fence fence) {
     if (admitted.isEmpty()) {
-      return Future.succeededFuture();
+      return Future.succeededFuture(Map.of());
     }
     int n = admitted.size();
     UUID[] ids = new UUID[n];
@@ -254,7 +261,9 @@ public final class BatchBindStore {
       expect(claimed.result(), n, ReasonCode.BindConflict, "a task of the batch changed state while locked");
       expect(accounted.result(), touched.size(), ReasonCode.InsufficientResources,
           "a node refused the batch's accounting");
-      return null;
+      Map<String, Long> versions = new HashMap<>();
+      accounted.result().forEach(row -> versions.put(row.getString(0), row.getLong(1)));
+      return versions;
     });
   }
 

@@ -145,7 +145,7 @@ final class Sql {
       + " version = n.version + 1 FROM unnest($1::text[], $2::integer[], $3::float8[], $4::bigint[])"
       + " AS d(id, cards, cpu, memory) WHERE n.id = ANY($1) AND n.id = d.id AND n.gpu_used + d.cards <= n.gpu_total"
       + " AND n.cpu_allocated + d.cpu <= n.cpu_cores + 0.000001 AND n.memory_allocated_mb + d.memory"
-      + " <= n.memory_total_gb * 1024 RETURNING n.id";
+      + " <= n.memory_total_gb * 1024 RETURNING n.id, n.version";
   static final String BATCH_INSERT_LEDGER = "INSERT INTO gpu_ledger (node_id, task_id, delta, entry)"
       + " SELECT node_id, task_id, delta, 'bind' FROM unnest($1::text[], $2::uuid[], $3::integer[])"
       + " AS x(node_id, task_id, delta)";

@@ -54,10 +54,25 @@ class SnapshotCacheTest {
     store.query("UPDATE nodes SET cpu_percent = 7, version = version + 1 WHERE id = 'sc-2'");
     assertEquals(3, await(cache.refresh()).node("sc-2").gpuUsed(), "the staged view while the bind is in flight");
     // the bind is refused: nothing changed in PostgreSQL, yet the node is read again
-    cache.settled("sc-2");
+    cache.settled("sc-2", null);
     Snapshot third = await(cache.refresh());
     assertEquals(0, third.node("sc-2").gpuUsed(), "read again from PostgreSQL");
     assertEquals(7.0, third.node("sc-2").cpuPercent());
+
+    // a batch in which every bind to the node bound reports the node's version after it: one more than the
+    // snapshot knew means nobody else wrote, so the staged view stands without a read
+    long version = store.count("SELECT version FROM nodes WHERE id = 'sc-2'");
+    third.assume(store.task(1).toRequest(), Decision.placed("sc-2", List.of(3), null, 1));
+    cache.staged("sc-2");
+    store.query("UPDATE nodes SET version = version + 1 WHERE id = 'sc-2'"); // the batch's one write (simulated)
+    cache.settled("sc-2", version + 1);
+    assertEquals(1, await(cache.refresh()).node("sc-2").gpuUsed(), "kept: not read again");
+    // another writer came in between (the version moved by two): read again
+    third.assume(store.task(1).toRequest(), Decision.placed("sc-2", List.of(2), null, 1));
+    cache.staged("sc-2");
+    store.query("UPDATE nodes SET version = version + 2 WHERE id = 'sc-2'");
+    cache.settled("sc-2", version + 3);
+    assertEquals(0, await(cache.refresh()).node("sc-2").gpuUsed(), "read again");
 
     store.node("sc-3", 8);
     assertEquals(8, await(cache.refresh()).node("sc-3").gpuTotal(), "a new node appears");

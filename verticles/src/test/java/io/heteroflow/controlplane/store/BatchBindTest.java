@@ -59,7 +59,8 @@ class BatchBindTest {
     List<BindStore.Request> batch = List.of(whole(pair, "bb-1", 0, 1), whole(clash, "bb-1", 1),
         whole(taken, "bb-1", 2), shard(bigShard, "bb-2", 0, 70000), shard(overflow, "bb-2", 0, 4000),
         whole(nowhere, "bb-missing", 0), whole(serviceA, "bb-2", 1), shard(serviceB, "bb-2", 0, 1000));
-    List<BindStore.Outcome> outcomes = await(store.batchBinds.bind(batch, null));
+    BatchBindStore.Result result = await(store.batchBinds.bind(batch, null));
+    List<BindStore.Outcome> outcomes = result.outcomes();
 
     assertEquals(8, outcomes.size());
     assertTrue(outcomes.get(0).bound());
@@ -74,6 +75,8 @@ class BatchBindTest {
     assertEquals(8001, outcomes.get(7).hostPort(), "the second service on the node gets the next port");
 
     assertEquals(3, store.count("SELECT gpu_used FROM nodes WHERE id = 'bb-1'"));
+    assertEquals(store.count("SELECT version FROM nodes WHERE id = 'bb-1'"), result.nodeVersions().get("bb-1"),
+        "the batch reports each node's version after it");
     assertEquals(1, store.count("SELECT gpu_used FROM nodes WHERE id = 'bb-2'"));
     assertEquals(List.of(0, 1), store.reload(pair.id()).gpuIndices());
     assertEquals(TaskStatus.SCHEDULED, store.reload(serviceB.id()).status());
@@ -94,7 +97,7 @@ class BatchBindTest {
     store.node("bb-fenced", 2);
     TaskRecord task = store.task(1);
     List<BindStore.Outcome> outcomes = await(store.batchBinds.bind(List.of(whole(task, "bb-fenced", 0)),
-        new LeaderStore.Fence("nobody", 99)));
+        new LeaderStore.Fence("nobody", 99))).outcomes();
     assertTrue(outcomes.get(0).fenced());
     assertFalse(outcomes.get(0).bound());
     assertEquals(TaskStatus.PENDING, store.reload(task.id()).status());
@@ -105,7 +108,7 @@ class BatchBindTest {
   void concurrentBatchesOverTheSameCardsBookEachCardOnce() throws Exception {
     store.node("bb-race-1", 8);
     store.node("bb-race-2", 8);
-    List<Future<List<BindStore.Outcome>>> batches = new ArrayList<>();
+    List<Future<BatchBindStore.Result>> batches = new ArrayList<>();
     List<UUID> all = new ArrayList<>();
     for (int b = 0; b < 12; b++) {
       List<BindStore.Request> batch = new ArrayList<>();
@@ -117,7 +120,7 @@ class BatchBindTest {
       batches.add(store.batchBinds.bind(batch, null));
     }
     await(Future.join(batches));
-    long bound = batches.stream().flatMap(batch -> batch.result().stream()).filter(BindStore.Outcome::bound).count();
+    long bound = batches.stream().flatMap(batch -> batch.result().outcomes().stream()).filter(BindStore.Outcome::bound).count();
     assertEquals(16, store.count("SELECT count(*) FROM allocations WHERE node_id LIKE 'bb-race-%' AND active"));
     assertEquals(16, bound, "every card of both nodes is booked exactly once");
     assertEquals(16, store.count("SELECT sum(gpu_used) FROM nodes WHERE id LIKE 'bb-race-%'"));
