@@ -9,7 +9,11 @@ import io.heteroflow.controlplane.scheduler.framework.ShardPlacer;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.protocol.ShardQos;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
 
 /**
  * {@code frag} (off by default): prefers the placement that least increases the expected fragmentation of the
@@ -33,7 +37,7 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
   /** The model pressure computed for the task being scored (pre-score), with that task's id. */
   private volatile Pressure current = new Pressure(null, ModelPressure.NEUTRAL);
 
-  private record Pressure(java.util.UUID taskId, ModelPressure pressure) {
+  private record Pressure(UUID taskId, ModelPressure pressure) {
   }
 
   public FragmentationScore(SchedulerConfig config, TaskShapeMix mix) {
@@ -49,15 +53,16 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
   @Override
   public void preScore(TaskRequest task, List<NodeInfo> feasible) {
     mix.observe(TaskShape.of(task));
-    java.util.Map<String, Double> freeCards = new java.util.HashMap<>();
-    java.util.Map<String, Long> cardCapacity = new java.util.HashMap<>();
+    // the free cards by model on the nodes this task could go to: the capacity the pressure is measured against
+    Map<String, Double> freeCards = new HashMap<>();
+    Map<String, Long> cardCapacity = new HashMap<>();
     for (NodeInfo node : feasible) {
       if (node.cards().isEmpty()) {
         continue;
       }
       FreeCapacity capacity = FreeCapacity.of(node, reserve(node));
       for (int card = 0; card < capacity.free.length; card++) {
-        String model = capacity.models[card] == null ? "" : capacity.models[card].toLowerCase(java.util.Locale.ROOT);
+        String model = capacity.models[card] == null ? "" : capacity.models[card].toLowerCase(Locale.ROOT);
         freeCards.merge(model, (double) capacity.free[card] / capacity.cardCapacity, Double::sum);
         cardCapacity.merge(model, capacity.cardCapacity, Math::max);
       }
