@@ -22,6 +22,7 @@ public final class TaskShapeMix {
   private final Map<TaskShape, Integer> counts = new HashMap<>();
   private volatile List<Weighted> weights = List.of();
   private volatile ShapeGroups groups = ShapeGroups.of(List.of());
+  private volatile List<ModelPressure.Demand> demands = List.of();
 
   private TaskShapeMix(int window) {
     this.window = window;
@@ -60,10 +61,16 @@ public final class TaskShapeMix {
     return groups;
   }
 
+  /** The mix's GPU demand by allowed model set. */
+  List<ModelPressure.Demand> demands() {
+    return demands;
+  }
+
   private void publish(int total) {
     List<Weighted> list = new ArrayList<>();
     counts.forEach((shape, count) -> list.add(new Weighted(shape, (double) count / total)));
     groups = ShapeGroups.of(list);
+    demands = ModelPressure.demands(list);
     weights = List.copyOf(list);
   }
 }
