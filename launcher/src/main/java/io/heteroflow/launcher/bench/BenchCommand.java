@@ -20,7 +20,8 @@ import java.util.Set;
  */
 public final class BenchCommand {
   static final Set<String> FLAGS = Set.of("--scenario", "--json", "--pg-url", "--nodes", "--tasks", "--pg-seconds",
-      "--timeout", "--stall", "--heartbeat-s", "--seed", "--probes", "--jfr", "--warmup", "--half-load-s", "--pg-setting");
+      "--timeout", "--stall", "--heartbeat-s", "--seed", "--probes", "--jfr", "--warmup", "--half-load-s", "--half-load-rate",
+      "--pg-setting");
 
   private BenchCommand() {}
 
@@ -88,6 +89,7 @@ public final class BenchCommand {
           --half-load-s S   after the warm-up, S seconds of tasks arriving one by one (TaskStore.create and a
                             kick each, as the API does) at half the warm-up's rate; reports their
                             create→scheduled p50/p99 (default 5; 0: off; needs --warmup > 0)
+          --half-load-rate R  the half-load phase's arrivals per second instead of half the warm rate
           --pg-setting N=V  extra settings of the embedded PostgreSQL, comma-separated (e.g.
                             autovacuum_naptime=1s); not with --pg-url
           --jfr DIR         record each drain with Flight Recorder (DIR/SCENARIO.jfr) and summarise it""";
@@ -165,7 +167,8 @@ public final class BenchCommand {
         probes.equals("on"),
         flags.containsKey("--jfr") ? Path.of(flags.get("--jfr")) : null,
         flags.containsKey("--warmup") ? nonNegativeInt(flags, "--warmup", 100_000) : defaults.warmupTasks(),
-        seconds(flags, "--half-load-s", defaults.halfLoadSeconds(), 0, 600));
+        seconds(flags, "--half-load-s", defaults.halfLoadSeconds(), 0, 600),
+        number(flags, "--half-load-rate", defaults.halfLoadRate(), 0, 100_000, "arrivals per second"));
   }
 
   private static int positiveInt(Map<String, String> flags, String flag, int max) {
@@ -203,6 +206,11 @@ public final class BenchCommand {
   }
 
   private static double seconds(Map<String, String> flags, String flag, double fallback, double min, double max) {
+    return number(flags, flag, fallback, min, max, "seconds");
+  }
+
+  private static double number(Map<String, String> flags, String flag, double fallback, double min, double max,
+                               String unit) {
     if (!flags.containsKey(flag)) {
       return fallback;
     }
@@ -214,7 +222,7 @@ public final class BenchCommand {
       }
       return parsed;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(flag + " must be a number of seconds from " + min + " to " + max
+      throw new IllegalArgumentException(flag + " must be a number of " + unit + " from " + min + " to " + max
           + ", was '" + value + "'");
     }
   }

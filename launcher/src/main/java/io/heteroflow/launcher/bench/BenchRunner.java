@@ -64,9 +64,10 @@ public final class BenchRunner {
 
   /** How to run a scenario; see BenchCommand for the flags. */
   public record Options(double pgSeconds, double timeoutSeconds, double stallSeconds, double heartbeatSeconds,
-                        long seed, boolean probes, Path jfrDirectory, int warmupTasks, double halfLoadSeconds) {
+                        long seed, boolean probes, Path jfrDirectory, int warmupTasks, double halfLoadSeconds,
+                        double halfLoadRate) {
     public static Options defaults() {
-      return new Options(3.0, 900, 12, 10, 42, true, null, 3000, 5);
+      return new Options(3.0, 900, 12, 10, 42, true, null, 3000, 5, 0);
     }
   }
 
@@ -136,7 +137,8 @@ public final class BenchRunner {
 
       // steady arrivals at half the warm control plane's rate, through TaskStore.create and a kick per task
       if (options.halfLoadSeconds() > 0 && warm.warmRate() > 0) {
-        result.put("half_load", warm.halfLoad(services, vertx, client, warm.warmRate() / 2));
+        double rate = options.halfLoadRate() > 0 ? options.halfLoadRate() : warm.warmRate() / 2;
+        result.put("half_load", warm.halfLoad(services, vertx, client, rate));
       }
       if (options.warmupTasks() > 0) { // what autovacuum would have done by now in a long-running cluster
         for (String table : List.of("tasks", "nodes", "cards", "allocations", "task_events", "gpu_ledger")) {

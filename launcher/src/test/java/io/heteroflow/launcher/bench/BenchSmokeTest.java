@@ -28,7 +28,7 @@ class BenchSmokeTest {
   void aTinyScenarioBindsEveryTaskOnceAndReportsSaneFigures() throws Exception {
     Database database = TestPostgres.freshDatabase();
     BenchScenario tiny = new BenchScenario("smoke", 20, BenchScenario.CARDS_PER_NODE, 100);
-    BenchRunner.Options options = new BenchRunner.Options(0.3, 60, 12, 10, 42, true, null, 40, 1);
+    BenchRunner.Options options = new BenchRunner.Options(0.3, 60, 12, 10, 42, true, null, 40, 1, 0);
 
     JsonObject result = new BenchRunner(tiny, options, System.err).run(database, TestPostgres::freshDatabase);
 

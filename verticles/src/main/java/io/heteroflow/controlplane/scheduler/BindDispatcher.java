@@ -48,14 +48,17 @@ final class BindDispatcher {
   private final Services services;
   private final Clock clock;
   private final SnapshotCache snapshots;
+  private final Runnable retry;
   private final Set<UUID> binding = new HashSet<>();
   private Future<Void> previous = Future.succeededFuture();
 
-  BindDispatcher(Vertx vertx, Services services, Clock clock, SnapshotCache snapshots) {
+  /** {@code retry} asks for another round: a refused bind leaves its task pending after its round has passed. */
+  BindDispatcher(Vertx vertx, Services services, Clock clock, SnapshotCache snapshots, Runnable retry) {
     this.vertx = vertx;
     this.services = services;
     this.clock = clock;
     this.snapshots = snapshots;
+    this.retry = retry;
   }
 
   /** Whether a bind of this task is in flight (the task is still pending in PostgreSQL meanwhile). */
@@ -126,12 +129,17 @@ final class BindDispatcher {
           }
           return Future.join(settled).<Void>mapEmpty();
         })
-        .onComplete(done -> chunk.forEach(each -> {
-          String nodeId = each.decision().nodeId();
-          binding.remove(each.task().id());
-          // every bind to the node bound: PostgreSQL now holds exactly the staged view, at this version
-          snapshots.settled(nodeId, done.succeeded() && !refusedOn.contains(nodeId) ? versions.get(nodeId) : null);
-        }));
+        .onComplete(done -> {
+          chunk.forEach(each -> {
+            String nodeId = each.decision().nodeId();
+            binding.remove(each.task().id());
+            // every bind to the node bound: PostgreSQL now holds exactly the staged view, at this version
+            snapshots.settled(nodeId, done.succeeded() && !refusedOn.contains(nodeId) ? versions.get(nodeId) : null);
+          });
+          if (done.failed() || !refusedOn.isEmpty()) {
+            retry.run();
+          }
+        });
   }
 
   private Future<Void> settle(Decided decided, BindStore.Outcome outcome, LeaderStore.Fence fence) {

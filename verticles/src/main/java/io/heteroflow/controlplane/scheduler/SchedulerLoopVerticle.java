@@ -40,6 +40,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   public static final int BATCH = 200;
   public static final long TICK_MS = 5000;
   public static final int IMMEDIATE_CAPACITY = 1000;
+  /** After a refused bind the task is tried again this soon (its node is read again first). */
+  static final long RETRY_MS = 20;
   private static final Logger LOG = Logger.getLogger(SchedulerLoopVerticle.class.getName());
 
   private final Services services;
@@ -60,7 +62,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry());
-    binds = new BindDispatcher(vertx, services, clock, snapshots);
+    binds = new BindDispatcher(vertx, services, clock, snapshots, () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
     vertx.eventBus().<JsonObject>consumer(BusAddresses.SCHEDULER_KICK, message -> {
       String taskId = message.body() == null ? null : message.body().getString("task_id");
       if (taskId != null && immediate.size() < IMMEDIATE_CAPACITY) {
