@@ -62,7 +62,9 @@ final class SnapshotCache {
   /** The snapshot brought up to date with PostgreSQL. */
   Future<Snapshot> refresh() {
     Set<String> reread = Set.copyOf(settled);
-    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(versions, reread);
+    // nodes with binds in flight keep their staged view: not worth reading now (a first read takes them all)
+    Set<String> inFlight = snapshot == null ? Set.of() : Set.copyOf(binding.keySet());
+    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(Map.copyOf(versions), reread, inFlight);
     Future<TenantBoundary> boundary = nodes.tenantBoundary();
     return Future.all(changes, boundary).compose(read -> {
       NodeStore.NodeChanges changed = changes.result();
@@ -70,17 +72,24 @@ final class SnapshotCache {
         reset(); // a node disappeared: read them all again
         return refresh();
       }
-      Map<String, Long> known = versions;
+      // binds may have settled while this read was under way: what they taught us (versions) is newer
+      Map<String, Long> now = versions;
       versions = new HashMap<>(changed.versions());
+      now.forEach((id, version) -> versions.computeIfPresent(id, (key, scanned) -> Math.max(scanned, version)));
+      inFlight.forEach(id -> versions.compute(id, (key, scanned) -> now.get(id))); // not read: what we knew
       List<NodeInfo> fresh = new ArrayList<>();
       for (NodeInfo node : changed.nodes()) {
-        boolean staged = snapshot != null && snapshot.node(node.id()) != null;
-        if (staged && binding.containsKey(node.id())) { // keep the staged view; read it again once its binds settle
-          versions.compute(node.id(), (id, version) -> known.get(id));
+        String id = node.id();
+        boolean staged = snapshot != null && snapshot.node(id) != null;
+        boolean readBeforeLastBind = now.containsKey(id) && now.get(id) > changed.versions().get(id);
+        if (staged && (binding.containsKey(id) || readBeforeLastBind)) {
+          // keep the staged view (binds in flight, or a settled bind this read predates); read it again later
+          // unless a settle proves the view exact
+          versions.compute(id, (key, version) -> now.get(id));
         } else {
           fresh.add(node);
-          if (reread.contains(node.id())) {
-            settled.remove(node.id());
+          if (reread.contains(id)) {
+            settled.remove(id);
           }
         }
       }

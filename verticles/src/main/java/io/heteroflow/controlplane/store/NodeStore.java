@@ -155,10 +155,10 @@ public final class NodeStore {
 
   /**
    * What changed since the caller's last read: the versions of all nodes, then the full view of every node whose
-   * version differs from {@code known} (or is new) and of {@code reread}, all in one repeatable-read transaction
-   * so versions and views agree. Every write that matters to scheduling bumps a node's version.
+   * version differs from {@code known} (or is new) and of {@code reread}, except those in {@code skip}, all in
+   * one repeatable-read transaction so versions and views agree. Every write that matters to scheduling bumps a node's version.
    */
-  public Future<NodeChanges> changedNodes(Map<String, Long> known, Set<String> reread) {
+  public Future<NodeChanges> changedNodes(Map<String, Long> known, Set<String> reread, Set<String> skip) {
     return pool.withTransaction(conn -> {
       conn.query(Sql.REPEATABLE_READ).execute(); // pipelined with the version scan; a failure fails the scan too
       return conn.query(Sql.NODE_VERSIONS).execute().compose(rows -> {
@@ -168,7 +168,7 @@ public final class NodeStore {
           String id = row.getString(0);
           long version = row.getLong(1);
           versions.put(id, version);
-          if (!Long.valueOf(version).equals(known.get(id)) || reread.contains(id)) {
+          if ((!Long.valueOf(version).equals(known.get(id)) || reread.contains(id)) && !skip.contains(id)) {
             changed.add(id);
           }
         }
