@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
@@ -46,8 +47,16 @@ final class DecisionMemo {
     }
   }
 
+  /** At most this many shapes are kept (least recently decided first out): memory stays bounded. */
+  static final int MAX_SHAPES = 64;
+
   private final PluginSet plugins;
-  private final Map<TaskRequest, Shape> shapes = new HashMap<>();
+  private final Map<TaskRequest, Shape> shapes = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<TaskRequest, Shape> eldest) {
+      return size() > MAX_SHAPES;
+    }
+  };
 
   DecisionMemo(PluginSet plugins) {
     this.plugins = plugins;
