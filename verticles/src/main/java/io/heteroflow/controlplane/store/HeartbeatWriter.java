@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.store;
 
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -22,25 +23,59 @@ import java.util.function.Function;
  * may not upsert a row twice). Each heartbeat keeps its own answer: applied, or not newer than the stored one.
  */
 final class HeartbeatWriter {
+  private record Pending(JsonObject heartbeat, Promise<Boolean> answer) {
+  }
+
   private final Pool pool;
-  private final SelfFormingBatches<JsonObject, Boolean> batches =
-      new SelfFormingBatches<>(heartbeat -> heartbeat.getString("node_id"), this::writeAll);
+  private List<Pending> queue = new ArrayList<>();
+  private boolean writing;
 
   HeartbeatWriter(Pool pool) {
     this.pool = pool;
   }
 
   Future<Boolean> submit(JsonObject heartbeat) {
-    return batches.submit(heartbeat);
+    Promise<Boolean> answer = Promise.promise();
+    synchronized (this) {
+      queue.add(new Pending(heartbeat, answer));
+      if (writing) {
+        return answer.future();
+      }
+      writing = true;
+    }
+    writeNext();
+    return answer.future();
   }
 
-  private Future<List<Future<Boolean>>> writeAll(List<JsonObject> beats) {
-    return write(beats).map(applied -> beats.stream()
-        .map(beat -> Future.succeededFuture(applied.contains(beat.getString("node_id")))).toList());
+  private void writeNext() {
+    List<Pending> batch = new ArrayList<>();
+    synchronized (this) {
+      Set<String> nodes = new HashSet<>();
+      List<Pending> later = new ArrayList<>();
+      for (Pending pending : queue) {
+        (nodes.add(pending.heartbeat().getString("node_id")) ? batch : later).add(pending);
+      }
+      queue = later;
+      if (batch.isEmpty()) {
+        writing = false;
+        return;
+      }
+    }
+    write(batch).onComplete(result -> {
+      batch.forEach(pending -> {
+        if (result.succeeded()) {
+          pending.answer().complete(result.result().contains(pending.heartbeat().getString("node_id")));
+        } else {
+          pending.answer().fail(result.cause());
+        }
+      });
+      writeNext();
+    });
   }
 
   /** One transaction for the batch; answers the ids of the nodes whose heartbeat was applied. */
-  private Future<Set<String>> write(List<JsonObject> beats) {
+  private Future<Set<String>> write(List<Pending> batch) {
+    List<JsonObject> beats = batch.stream().map(Pending::heartbeat).toList();
     return pool.withTransaction(conn -> conn.query(Sql.ASYNC_COMMIT).execute()
         .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEATS).execute(nodeColumns(beats)))
         .compose(rows -> {
