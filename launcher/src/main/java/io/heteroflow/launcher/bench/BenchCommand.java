@@ -172,28 +172,24 @@ public final class BenchCommand {
   }
 
   private static int positiveInt(Map<String, String> flags, String flag, int max) {
-    String value = flags.get(flag);
-    try {
-      int parsed = Integer.parseInt(value);
-      if (parsed < 1 || parsed > max) {
-        throw new NumberFormatException();
-      }
-      return parsed;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(flag + " must be a whole number from 1 to " + max + ", was '" + value + "'");
-    }
+    return wholeNumber(flags, flag, 1, max);
   }
 
   private static int nonNegativeInt(Map<String, String> flags, String flag, int max) {
+    return wholeNumber(flags, flag, 0, max);
+  }
+
+  private static int wholeNumber(Map<String, String> flags, String flag, int min, int max) {
     String value = flags.get(flag);
     try {
       int parsed = Integer.parseInt(value);
-      if (parsed < 0 || parsed > max) {
+      if (parsed < min || parsed > max) {
         throw new NumberFormatException();
       }
       return parsed;
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(flag + " must be a whole number from 0 to " + max + ", was '" + value + "'");
+      throw new IllegalArgumentException(flag + " must be a whole number from " + min + " to " + max + ", was '"
+          + value + "'");
     }
   }
 

@@ -82,7 +82,7 @@ public final class BatchBindStore {
     Future<RowSet<Row>> nodes = conn.preparedQuery(Sql.LOCK_NODES).execute(Tuple.of(nodeIds));
     Future<RowSet<Row>> tasks = conn.preparedQuery(Sql.LOCK_PENDING_TASKS).execute(Tuple.of(taskIds));
     Future<RowSet<Row>> cards = conn.preparedQuery(Sql.CARDS_OF_NODES).execute(Tuple.of(nodeIds));
-    Future<RowSet<Row>> occupants = conn.preparedQuery(Sql.OCCUPANTS_OF_NODES).execute(Tuple.of(nodeIds));
+    Future<RowSet<Row>> occupants = conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_ON_NODES).execute(Tuple.of(nodeIds));
     Future<RowSet<Row>> ports = conn.preparedQuery(Sql.PORTS_IN_USE_ON_NODES).execute(Tuple.of(nodeIds));
     Future<TenantBoundary> boundary = shards ? conn.query(Sql.SHARE_MEMBERSHIPS).execute().map(NodeStore::boundaryOf)
         : Future.succeededFuture(TenantBoundary.ISOLATED);

@@ -178,7 +178,7 @@ public final class NodeStore {
         Tuple ids = Tuple.of(changed.toArray(new String[0]));
         Future<RowSet<Row>> nodes = conn.preparedQuery(Sql.NODES_AMONG).execute(ids);
         Future<RowSet<Row>> cards = conn.preparedQuery(Sql.CARDS_AMONG).execute(ids);
-        Future<RowSet<Row>> allocations = conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_AMONG).execute(ids);
+        Future<RowSet<Row>> allocations = conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_ON_NODES).execute(ids);
         return Future.all(nodes, cards, allocations).map(read -> new NodeChanges(versions,
             assemble(nodes.result(), cards.result(), allocations.result()).stream().map(NodeRecord::info).toList()));
       });

@@ -124,7 +124,8 @@ final class Sql {
       + " WHERE id = ANY($1) AND status = 'pending' ORDER BY id FOR UPDATE";
   static final String CARDS_OF_NODES = "SELECT node_id, gpu_index, memory_total_mb, memory_used_mb,"
       + " utilization_percent, temperature_c FROM cards WHERE node_id = ANY($1)";
-  static final String OCCUPANTS_OF_NODES = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
+  /** Every active allocation on these nodes: a batch bind's occupants, a snapshot refresh's card use. */
+  static final String ACTIVE_ALLOCATIONS_ON_NODES = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
       + " WHERE node_id = ANY($1) AND active";
   static final String PORTS_IN_USE_ON_NODES = "SELECT node_id, host_port FROM tasks WHERE node_id = ANY($1)"
       + " AND host_port IS NOT NULL AND status IN " + ACTIVE_STATES;
@@ -226,8 +227,6 @@ final class Sql {
       + " ORDER BY n.id";
   static final String CARDS_AMONG = "SELECT node_id, gpu_index, uuid, model, memory_total_mb, memory_used_mb,"
       + " utilization_percent, temperature_c, numa_node FROM cards WHERE node_id = ANY($1) ORDER BY node_id, gpu_index";
-  static final String ACTIVE_ALLOCATIONS_AMONG = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
-      + " WHERE active AND node_id = ANY($1)";
   static final String REPEATABLE_READ = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
   static final String SET_NODE_LOCATION = "UPDATE nodes SET region = $2, zone = $3, rack = $4, version = version + 1"
       + " WHERE id = $1 RETURNING id";

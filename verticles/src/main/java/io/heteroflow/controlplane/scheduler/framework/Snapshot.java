@@ -31,10 +31,6 @@ public final class Snapshot {
     this(nodes, TenantBoundary.ISOLATED);
   }
 
-  public List<NodeInfo> nodes() {
-    return new ArrayList<>(nodes.values());
-  }
-
   /** The nodes in snapshot order, without copying (read-only). */
   public Collection<NodeInfo> nodeViews() {
     return Collections.unmodifiableCollection(nodes.values());
