@@ -19,6 +19,8 @@ import java.util.function.BooleanSupplier;
 final class JarProcess implements AutoCloseable {
   static final String TOKEN = "jar-process-it-token";
   private static final HttpClient HTTP = HttpClient.newHttpClient();
+  /** Every process started, so a timeout can show what each live one was doing. */
+  private static final List<JarProcess> STARTED = new java.util.concurrent.CopyOnWriteArrayList<>();
   final Process process;
   final Path output;
   /** The HTTP port of a control plane started by a test (0 for other processes). */
@@ -37,7 +39,32 @@ final class JarProcess implements AutoCloseable {
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
     builder.environment().put("HETEROFLOW_ADMIN_TOKEN", TOKEN);
     builder.environment().putAll(env);
-    return new JarProcess(builder.start(), output);
+    JarProcess started = new JarProcess(builder.start(), output);
+    STARTED.add(started);
+    return started;
+  }
+
+  /** Output tails and thread dumps of every live process this test run started (jcmd of the running JDK), for a timeout. */
+  private static String threadDumps() {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    StringBuilder dumps = new StringBuilder();
+    for (JarProcess each : STARTED) {
+      if (!each.process.isAlive()) {
+        continue;
+      }
+      dumps.append("\n--- threads of ").append(each.process.info().commandLine().orElse("pid " + each.process.pid()))
+          .append('\n');
+      String out = each.output();
+      dumps.append("output tail:\n").append(out.substring(Math.max(0, out.length() - 3000))).append('\n');
+      try {
+        Process dump = new ProcessBuilder(jcmd.toString(), String.valueOf(each.process.pid()), "Thread.print")
+            .redirectErrorStream(true).start();
+        dumps.append(new String(dump.getInputStream().readAllBytes()));
+      } catch (IOException e) {
+        dumps.append("jcmd failed: ").append(e.getMessage());
+      }
+    }
+    return dumps.toString();
   }
 
   static int freePort() throws IOException {
@@ -70,7 +97,7 @@ final class JarProcess implements AutoCloseable {
       }
       Thread.sleep(200);
     }
-    throw new AssertionError("timed out waiting for " + what + "; output:\n" + output());
+    throw new AssertionError("timed out waiting for " + what + "; output:\n" + output() + threadDumps());
   }
 
   static HttpResponse<String> get(String url) {

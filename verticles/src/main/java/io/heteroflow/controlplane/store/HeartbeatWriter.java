@@ -1,7 +1,6 @@
 package io.heteroflow.controlplane.store;
 
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
@@ -23,59 +22,27 @@ import java.util.function.Function;
  * may not upsert a row twice). Each heartbeat keeps its own answer: applied, or not newer than the stored one.
  */
 final class HeartbeatWriter {
-  private record Pending(JsonObject heartbeat, Promise<Boolean> answer) {
-  }
-
+  /** At most this many heartbeats per transaction (5,000 nodes every 2 s arrive as a few batches). */
+  private static final int MAX_BATCH = 1000;
   private final Pool pool;
-  private List<Pending> queue = new ArrayList<>();
-  private boolean writing;
+  private final SelfFormingBatches<JsonObject, Boolean> batches =
+      new SelfFormingBatches<>(heartbeat -> heartbeat.getString("node_id"), MAX_BATCH, this::writeAll);
 
   HeartbeatWriter(Pool pool) {
     this.pool = pool;
   }
 
   Future<Boolean> submit(JsonObject heartbeat) {
-    Promise<Boolean> answer = Promise.promise();
-    synchronized (this) {
-      queue.add(new Pending(heartbeat, answer));
-      if (writing) {
-        return answer.future();
-      }
-      writing = true;
-    }
-    writeNext();
-    return answer.future();
+    return batches.submit(heartbeat);
   }
 
-  private void writeNext() {
-    List<Pending> batch = new ArrayList<>();
-    synchronized (this) {
-      Set<String> nodes = new HashSet<>();
-      List<Pending> later = new ArrayList<>();
-      for (Pending pending : queue) {
-        (nodes.add(pending.heartbeat().getString("node_id")) ? batch : later).add(pending);
-      }
-      queue = later;
-      if (batch.isEmpty()) {
-        writing = false;
-        return;
-      }
-    }
-    write(batch).onComplete(result -> {
-      batch.forEach(pending -> {
-        if (result.succeeded()) {
-          pending.answer().complete(result.result().contains(pending.heartbeat().getString("node_id")));
-        } else {
-          pending.answer().fail(result.cause());
-        }
-      });
-      writeNext();
-    });
+  private Future<List<Future<Boolean>>> writeAll(List<JsonObject> beats) {
+    return write(beats).map(applied -> beats.stream()
+        .map(beat -> Future.succeededFuture(applied.contains(beat.getString("node_id")))).toList());
   }
 
   /** One transaction for the batch; answers the ids of the nodes whose heartbeat was applied. */
-  private Future<Set<String>> write(List<Pending> batch) {
-    List<JsonObject> beats = batch.stream().map(Pending::heartbeat).toList();
+  private Future<Set<String>> write(List<JsonObject> beats) {
     return pool.withTransaction(conn -> conn.query(Sql.ASYNC_COMMIT).execute()
         .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEATS).execute(nodeColumns(beats)))
         .compose(rows -> {
