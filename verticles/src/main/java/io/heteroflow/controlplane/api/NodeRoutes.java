@@ -3,6 +3,7 @@ package io.heteroflow.controlplane.api;
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
+import io.heteroflow.controlplane.store.CardCounts;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -29,8 +30,8 @@ final class NodeRoutes {
     })));
     api.get("/nodes/:id").handler(Http.handle(ctx -> services.nodes().get(ctx.pathParam("id"))
         .map(node -> Reply.ok(node.orElseThrow(() -> ApiError.notFound("node " + ctx.pathParam("id"))).toJson()))));
-    api.get("/fragmentation").handler(Http.handle(ctx -> services.nodes().snapshotNodes().map(nodes -> {
-      Fragmentation fragmentation = Fragmentation.of(nodes);
+    api.get("/fragmentation").handler(Http.handle(ctx -> services.nodes().cardCounts().map(counts -> {
+      Fragmentation fragmentation = CardCounts.fragmentation(counts);
       JsonObject histogram = new JsonObject();
       fragmentation.freeCardsPerNode().forEach((free, count) -> histogram.put(String.valueOf(free), count));
       return Reply.ok(new JsonObject().put("free_cards_per_node", histogram)

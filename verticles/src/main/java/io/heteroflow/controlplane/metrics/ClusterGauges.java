@@ -1,11 +1,8 @@
 package io.heteroflow.controlplane.metrics;
 
 import io.heteroflow.controlplane.Services;
-import io.heteroflow.controlplane.scheduler.framework.CardInfo;
-import io.heteroflow.controlplane.scheduler.framework.CardUse;
 import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
-import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
-import io.heteroflow.controlplane.store.NodeRecord;
+import io.heteroflow.controlplane.store.CardCounts;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -17,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -38,6 +36,8 @@ public final class ClusterGauges extends VerticleBase {
   private final AtomicLong wholeFreeNodes = new AtomicLong();
   private final AtomicLong largestPlaceable = new AtomicLong();
   private final AtomicLong leaderTerm = new AtomicLong();
+  /** Each node's last heartbeat (epoch ms) as last read; the age series read it when scraped. */
+  private final Map<String, Long> lastHeartbeatMillis = new ConcurrentHashMap<>();
 
   public ClusterGauges(Services services, long periodMs) {
     this.services = services;
@@ -67,56 +67,69 @@ public final class ClusterGauges extends VerticleBase {
     return Future.succeededFuture();
   }
 
+  /**
+   * One read of PostgreSQL's card counts (aggregated there: a row per node and model, not every card and
+   * allocation), the pending queue and the leader. Heartbeat ages are computed when /metrics is scraped from
+   * the last heartbeat times read here; their series are registered again only when the set of nodes changes.
+   */
   public Future<Void> refresh() {
-    Future<List<NodeRecord>> nodes = services.nodes().all();
+    Future<List<CardCounts>> counts = services.nodes().cardCounts();
     Future<Map<List<String>, Long>> queue = services.tasks().pendingByReasonAndBand();
     Future<io.vertx.core.json.JsonObject> leader = services.leaders().describe(10);
-    return Future.all(nodes, queue, leader).map(all -> {
-      List<NodeInfo> infos = nodes.result().stream().map(NodeRecord::info).toList();
-      cards.register(cardRows(infos), true);
+    return Future.all(counts, queue, leader).map(all -> {
+      cards.register(cardRows(counts.result()), true);
       List<MultiGauge.Row<?>> queueRows = new ArrayList<>();
       queue.result().forEach((key, count) -> queueRows.add(
           MultiGauge.Row.of(Tags.of("reason", key.get(0), "priority_band", key.get(1)), count)));
       pending.register(queueRows, true);
-      Fragmentation fragmentation = Fragmentation.of(infos);
+      Fragmentation fragmentation = CardCounts.fragmentation(counts.result());
       List<MultiGauge.Row<?>> histogram = new ArrayList<>();
       fragmentation.freeCardsPerNode().forEach((free, count) ->
           histogram.add(MultiGauge.Row.of(Tags.of("free_cards", String.valueOf(free)), count)));
       freeCardsPerNode.register(histogram, true);
       wholeFreeNodes.set(fragmentation.wholeFreeNodes());
       largestPlaceable.set(fragmentation.largestPlaceableTask());
-      Instant now = Instant.now();
-      List<MultiGauge.Row<?>> ages = new ArrayList<>();
-      for (NodeRecord node : nodes.result()) {
-        if (node.lastHeartbeatAt() != null) {
-          ages.add(MultiGauge.Row.of(Tags.of("node", node.info().id()),
-              Math.max(0, now.toEpochMilli() - node.lastHeartbeatAt().toInstant().toEpochMilli()) / 1000.0));
-        }
-      }
-      heartbeatAge.register(ages, true);
+      updateHeartbeats(counts.result());
       leaderTerm.set(leader.result().getJsonObject("leader").getLong("term", 0L));
       return null;
     });
   }
 
-  private List<MultiGauge.Row<?>> cardRows(List<NodeInfo> nodes) {
-    Map<List<String>, long[]> counts = new HashMap<>();
-    long shards = 0;
-    for (NodeInfo node : nodes) {
-      for (CardInfo card : node.cards()) {
-        long[] totalUsedFree = counts.computeIfAbsent(List.of(String.valueOf(node.gpuVendor()),
-            String.valueOf(card.model())), key -> new long[3]);
-        CardUse use = node.use(card.index());
-        boolean schedulable = "online".equals(node.status()) || "busy".equals(node.status());
-        totalUsedFree[0]++;
-        totalUsedFree[1] += use.isEmpty() ? 0 : 1;
-        totalUsedFree[2] += schedulable && node.cardIsFree(card) ? 1 : 0;
-        shards += use.shardMemoryMb();
+  private void updateHeartbeats(List<CardCounts> counts) {
+    Map<String, Long> latest = new HashMap<>();
+    for (CardCounts row : counts) {
+      if (row.lastHeartbeatAt() != null) {
+        latest.put(row.nodeId(), row.lastHeartbeatAt().toInstant().toEpochMilli());
       }
+    }
+    boolean sameNodes = latest.keySet().equals(lastHeartbeatMillis.keySet());
+    lastHeartbeatMillis.putAll(latest);
+    lastHeartbeatMillis.keySet().retainAll(latest.keySet());
+    if (!sameNodes) {
+      List<MultiGauge.Row<?>> ages = new ArrayList<>();
+      latest.keySet().forEach(node -> ages.add(MultiGauge.Row.of(Tags.of("node", node), lastHeartbeatMillis,
+          millis -> Math.max(0, Instant.now().toEpochMilli() - millis.getOrDefault(node, 0L)) / 1000.0)));
+      heartbeatAge.register(ages, true);
+    }
+  }
+
+  private List<MultiGauge.Row<?>> cardRows(List<CardCounts> counts) {
+    Map<List<String>, long[]> byModel = new HashMap<>();
+    long shards = 0;
+    for (CardCounts row : counts) {
+      if (row.total() == 0) {
+        continue;
+      }
+      long[] totalUsedFree = byModel.computeIfAbsent(List.of(String.valueOf(row.vendor()),
+          String.valueOf(row.model())), key -> new long[3]);
+      totalUsedFree[0] += row.total();
+      totalUsedFree[1] += row.used();
+      totalUsedFree[2] += Fragmentation.schedulable(row.status()) ? row.free() : 0;
+      shards += row.shardMemoryMb();
     }
     shardMemory.set(shards);
     List<MultiGauge.Row<?>> rows = new ArrayList<>();
-    counts.forEach((key, values) -> {
+    byModel.forEach((key, values) -> {
       String[] states = {"total", "used", "free"};
       for (int i = 0; i < states.length; i++) {
         rows.add(MultiGauge.Row.of(Tags.of("vendor", key.get(0), "model", key.get(1), "state", states[i]), values[i]));

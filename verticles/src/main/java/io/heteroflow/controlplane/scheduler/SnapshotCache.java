@@ -20,8 +20,10 @@ import java.util.Set;
 /**
  * The leader's snapshot kept between rounds (SPEC §2: a round reads the cluster from PostgreSQL): each round
  * re-reads only the nodes whose version changed, plus every node whose binds settled since (a refused bind
- * leaves no version change), so a round on 5,000 nodes costs a version scan instead of a full read. A node with
- * binds still in flight keeps its staged view (the assumption those binds make) until they settle. The
+ * leaves no version change). Which nodes were written at all PostgreSQL answers from a watermark of transaction
+ * ids (NodeStore.changedNodes), so a round on 5,000 nodes reads a few rows, not every node's version. A node with
+ * binds still in flight keeps its staged view (the assumption those binds make) until they settle; a write
+ * by someone else seen meanwhile makes it read again then. The
  * snapshot, and with it the pipeline's decision memo, lives on while the tenant boundary and the plugin
  * configuration stay the same; a change of either, a node that disappeared, or a long change log starts a
  * fresh one. PostgreSQL stays the truth: every bind re-checks live rows.
@@ -34,8 +36,12 @@ final class SnapshotCache {
   private final PluginConfigStore pluginConfigs;
   private final PluginRegistry registry;
   private Map<String, Long> versions = new HashMap<>();
+  /** Where the next read of changed nodes starts (NodeStore.changedNodes); meaningless without a snapshot. */
+  private long watermark = -1;
   /** Nodes with binds in flight (how many): they keep their staged view until the outcome is known. */
   private final Map<String, Integer> binding = new HashMap<>();
+  /** The newest version read of a node while our binds to it were in flight (it was not read then). */
+  private final Map<String, Long> writtenInFlight = new HashMap<>();
   /** Nodes whose binds settled since the last read: read again whatever their version says. */
   private final Set<String> settled = new HashSet<>();
   private Snapshot snapshot;
@@ -64,28 +70,36 @@ final class SnapshotCache {
     Set<String> reread = Set.copyOf(settled);
     // nodes with binds in flight keep their staged view: not worth reading now (a first read takes them all)
     Set<String> inFlight = snapshot == null ? Set.of() : Set.copyOf(binding.keySet());
-    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(Map.copyOf(versions), reread, inFlight);
+    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(snapshot == null ? -1 : watermark, versions, reread,
+        inFlight);
     Future<TenantBoundary> boundary = nodes.tenantBoundary();
     return Future.all(changes, boundary).compose(read -> {
       NodeStore.NodeChanges changed = changes.result();
-      if (!changed.versions().keySet().containsAll(versions.keySet())) {
+      Map<String, Long> before = new HashMap<>();
+      changed.versions().forEach((id, version) -> {
+        if (inFlight.contains(id)) {
+          // written while our binds are in flight (perhaps by them): judged when they settle
+          writtenInFlight.merge(id, version, Math::max);
+        } else {
+          // binds may have settled while this read was under way: what they taught us (versions) is newer
+          before.put(id, versions.get(id));
+          versions.merge(id, version, Math::max);
+        }
+      });
+      if (changed.nodeCount() != versions.size()) {
         reset(); // a node disappeared: read them all again
         return refresh();
       }
-      // binds may have settled while this read was under way: what they taught us (versions) is newer
-      Map<String, Long> now = versions;
-      versions = new HashMap<>(changed.versions());
-      now.forEach((id, version) -> versions.computeIfPresent(id, (key, scanned) -> Math.max(scanned, version)));
-      inFlight.forEach(id -> versions.compute(id, (key, scanned) -> now.get(id))); // not read: what we knew
+      watermark = changed.watermark();
       List<NodeInfo> fresh = new ArrayList<>();
       for (NodeInfo node : changed.nodes()) {
         String id = node.id();
         boolean staged = snapshot != null && snapshot.node(id) != null;
-        boolean readBeforeLastBind = now.containsKey(id) && now.get(id) > changed.versions().get(id);
-        if (staged && (binding.containsKey(id) || readBeforeLastBind)) {
+        Long knownBefore = before.get(id);
+        if (staged && (binding.containsKey(id) || knownBefore != null && knownBefore > changed.versions().get(id))) {
           // keep the staged view (binds in flight, or a settled bind this read predates); read it again later
           // unless a settle proves the view exact
-          versions.compute(id, (key, version) -> now.get(id));
+          versions.put(id, knownBefore);
         } else {
           fresh.add(node);
           if (reread.contains(id)) {
@@ -128,12 +142,21 @@ final class SnapshotCache {
     } else {
       settled.add(nodeId);
     }
+    if (!binding.containsKey(nodeId)) {
+      Long written = writtenInFlight.remove(nodeId);
+      Long now = versions.get(nodeId);
+      if (written != null && (now == null || written > now)) {
+        settled.add(nodeId); // somebody else wrote it meanwhile, and the watermark has passed that write
+      }
+    }
   }
 
   /** Forgets everything (e.g. on a change of leader): the next round reads every node. */
   void reset() {
     versions = new HashMap<>();
+    watermark = -1;
     settled.clear();
+    writtenInFlight.clear();
     snapshot = null;
     configs = null;
   }

@@ -113,6 +113,18 @@ public final class NodeStore {
     return load(null);
   }
 
+  /** Every node's cards counted per model by PostgreSQL (one statement, a row per node and model). */
+  public Future<List<CardCounts>> cardCounts() {
+    return pool.query(Sql.CARD_COUNTS).execute().map(rows -> {
+      List<CardCounts> counts = new ArrayList<>(rows.size());
+      rows.forEach(row -> counts.add(new CardCounts(row.getString("id"), row.getString("gpu_vendor"),
+          row.getString("status"), row.getInteger("gpu_total"), row.getOffsetDateTime("last_heartbeat_at"),
+          row.getString("model"), row.getInteger("total"), row.getInteger("used"), row.getInteger("free"),
+          row.getLong("shard_mb"))));
+      return counts;
+    });
+  }
+
   public Future<Optional<NodeRecord>> get(String nodeId) {
     return load(nodeId).map(nodes -> nodes.stream().findFirst());
   }
@@ -149,38 +161,55 @@ public final class NodeStore {
     return Future.all(nodes, cards, allocations).map(all -> assemble(nodes.result(), cards.result(), allocations.result()));
   }
 
-  /** Every node's version, and the scheduler's view of the nodes asked for, as of one moment. */
-  public record NodeChanges(Map<String, Long> versions, List<NodeInfo> nodes) {
+  /**
+   * What changed since a watermark, as of one moment: the versions of the nodes written since ({@code versions};
+   * every node on a first read), the scheduler's view of those asked for, how many nodes exist, and the
+   * watermark for the next read.
+   */
+  public record NodeChanges(Map<String, Long> versions, List<NodeInfo> nodes, long nodeCount, long watermark) {
   }
 
   /**
-   * What changed since the caller's last read: the versions of all nodes, then the full view of every node whose
-   * version differs from {@code known} (or is new) and of {@code reread}, except those in {@code skip}, all in
-   * one repeatable-read transaction so versions and views agree. Every write that matters to scheduling bumps a node's version.
+   * The nodes written since {@code watermark} (all of them when it is negative), and the full view of those
+   * whose version differs from {@code known} (or that are new) and of {@code reread}, except those in
+   * {@code skip}, all in one repeatable-read transaction so versions and views agree. A transaction running
+   * when the watermark was taken is caught by the next read however late it commits: the watermark is the
+   * oldest transaction id the snapshot still saw running. Every write that matters to scheduling bumps a
+   * node's version. {@code known} is read on the caller's context, when the versions arrive.
    */
-  public Future<NodeChanges> changedNodes(Map<String, Long> known, Set<String> reread, Set<String> skip) {
+  public Future<NodeChanges> changedNodes(long watermark, Map<String, Long> known, Set<String> reread,
+                                          Set<String> skip) {
     return pool.withTransaction(conn -> {
-      conn.query(Sql.REPEATABLE_READ).execute(); // pipelined with the version scan; a failure fails the scan too
-      return conn.query(Sql.NODE_VERSIONS).execute().compose(rows -> {
+      conn.query(Sql.REPEATABLE_READ).execute(); // pipelined with the scans; a failure fails them too
+      Future<RowSet<Row>> written = watermark < 0 ? conn.query(Sql.NODE_VERSIONS).execute()
+          : conn.preparedQuery(Sql.NODES_WRITTEN_SINCE).execute(Tuple.of(String.valueOf(watermark & 0xFFFF_FFFFL)));
+      Future<RowSet<Row>> next = conn.query(Sql.NODE_WATERMARK).execute();
+      return Future.all(written, next).compose(scanned -> {
+        Row mark = next.result().iterator().next();
         Map<String, Long> versions = new HashMap<>();
-        List<String> changed = new ArrayList<>();
-        for (Row row : rows) {
+        Set<String> changed = new HashSet<>();
+        for (Row row : written.result()) {
           String id = row.getString(0);
           long version = row.getLong(1);
           versions.put(id, version);
-          if ((!Long.valueOf(version).equals(known.get(id)) || reread.contains(id)) && !skip.contains(id)) {
+          if (!Long.valueOf(version).equals(known.get(id)) && !skip.contains(id)) {
             changed.add(id);
           }
         }
+        reread.stream().filter(id -> !skip.contains(id)).forEach(changed::add);
         if (changed.isEmpty()) {
-          return Future.succeededFuture(new NodeChanges(versions, List.of()));
+          return Future.succeededFuture(new NodeChanges(versions, List.of(), mark.getLong("nodes"),
+              mark.getLong("xmin")));
         }
         Tuple ids = Tuple.of(changed.toArray(new String[0]));
         Future<RowSet<Row>> nodes = conn.preparedQuery(Sql.NODES_AMONG).execute(ids);
         Future<RowSet<Row>> cards = conn.preparedQuery(Sql.CARDS_AMONG).execute(ids);
         Future<RowSet<Row>> allocations = conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_ON_NODES).execute(ids);
-        return Future.all(nodes, cards, allocations).map(read -> new NodeChanges(versions,
-            assemble(nodes.result(), cards.result(), allocations.result()).stream().map(NodeRecord::info).toList()));
+        return Future.all(nodes, cards, allocations).map(read -> {
+          nodes.result().forEach(row -> versions.putIfAbsent(row.getString("id"), row.getLong("version")));
+          return new NodeChanges(versions, assemble(nodes.result(), cards.result(), allocations.result()).stream()
+              .map(NodeRecord::info).toList(), mark.getLong("nodes"), mark.getLong("xmin"));
+        });
       });
     });
   }

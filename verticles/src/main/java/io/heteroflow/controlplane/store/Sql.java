@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.store;
 
+import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.protocol.TaskStatus;
 import java.util.stream.Collectors;
 
@@ -221,8 +222,26 @@ final class Sql {
   /** Every active allocation with its tenant: the card use of the snapshot (or of one node). */
   static final String ACTIVE_ALLOCATIONS = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
       + " WHERE active AND ($1::text IS NULL OR node_id = $1)";
+  /** Cards per node and model, counted for the gauges and the fragmentation view (CardCounts). */
+  static final String CARD_COUNTS = "SELECT n.id, n.gpu_vendor, n.status, n.gpu_total, n.last_heartbeat_at, c.model,"
+      + " count(c.gpu_index) AS total, count(u.gpu_index) AS used, count(c.gpu_index) FILTER (WHERE u.gpu_index IS NULL"
+      + " AND NOT (c.memory_total_mb > 0 AND c.memory_used_mb * 100.0 / c.memory_total_mb >= "
+      + NodeInfo.CARD_MEMORY_FULL_PERCENT + ")) AS free, coalesce(sum(u.shard_mb), 0) AS shard_mb"
+      + " FROM nodes n LEFT JOIN cards c ON c.node_id = n.id LEFT JOIN (SELECT node_id, gpu_index,"
+      + " sum(memory_mb) FILTER (WHERE kind = 'shard') AS shard_mb FROM allocations WHERE active"
+      + " GROUP BY node_id, gpu_index) u ON u.node_id = c.node_id AND u.gpu_index = c.gpu_index GROUP BY n.id, c.model";
   /** The scheduler's incremental snapshot: every node's version, then the full view of the changed ones. */
   static final String NODE_VERSIONS = "SELECT id, version FROM nodes";
+  /**
+   * The nodes some transaction wrote since a watermark: rows whose creating transaction (xmin) is at or after
+   * the oldest transaction still running when the watermark was taken ($1, a 32-bit xid), compared by age
+   * so the xid may wrap around. A frozen row has the largest age and is never "changed". Read-only locks
+   * (FOR UPDATE) do not move xmin.
+   */
+  static final String NODES_WRITTEN_SINCE = "SELECT id, version FROM nodes WHERE age(xmin) <= age($1::text::xid)";
+  /** The node count and the next watermark: the oldest transaction still running as this snapshot was taken. */
+  static final String NODE_WATERMARK = "SELECT count(*) AS nodes, pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+      + " AS xmin FROM nodes";
   static final String NODES_AMONG = "SELECT " + NODE_COLUMNS + ", n.version FROM nodes n WHERE n.id = ANY($1)"
       + " ORDER BY n.id";
   static final String CARDS_AMONG = "SELECT node_id, gpu_index, uuid, model, memory_total_mb, memory_used_mb,"

@@ -73,6 +73,20 @@ class SnapshotCacheTest {
     store.query("UPDATE nodes SET version = version + 2 WHERE id = 'sc-2'");
     cache.settled("sc-2", version + 3);
     assertEquals(0, await(cache.refresh()).node("sc-2").gpuUsed(), "read again");
+    // our bind commits (one write), then a heartbeat lands and a round reads while the bind is still in flight:
+    // the node is skipped then and the watermark passes both writes, yet the exact settle does not hide the
+    // heartbeat: the node is read again
+    version = store.count("SELECT version FROM nodes WHERE id = 'sc-2'");
+    third.assume(store.task(1).toRequest(), Decision.placed("sc-2", List.of(2), null, 1));
+    cache.staged("sc-2");
+    store.query("UPDATE nodes SET version = version + 1 WHERE id = 'sc-2'"); // the batch's write (simulated)
+    store.query("UPDATE nodes SET cpu_percent = 9, version = version + 1 WHERE id = 'sc-2'");
+    assertEquals(1, await(cache.refresh()).node("sc-2").gpuUsed(), "staged while in flight");
+    cache.settled("sc-2", version + 1);
+    assertEquals(9.0, await(cache.refresh()).node("sc-2").cpuPercent(), "the heartbeat seen while in flight");
+    // a write after the last read is found by the next one, however quiet the node was before
+    store.query("UPDATE nodes SET cpu_percent = 11, version = version + 1 WHERE id = 'sc-1'");
+    assertEquals(11.0, await(cache.refresh()).node("sc-1").cpuPercent());
 
     store.node("sc-3", 8);
     assertEquals(8, await(cache.refresh()).node("sc-3").gpuTotal(), "a new node appears");

@@ -11,21 +11,33 @@ import java.util.TreeMap;
 public record Fragmentation(Map<Integer, Integer> freeCardsPerNode, int wholeFreeNodes, int largestPlaceableTask,
                             int freeCards, int totalCards) {
 
+  /** One node's part: whether it takes work (online or busy), its card count and its free whole cards. */
+  public record NodeCards(boolean schedulable, int gpuTotal, int freeCards) {
+  }
+
+  public static boolean schedulable(String status) {
+    return "online".equals(status) || "busy".equals(status);
+  }
+
   public static Fragmentation of(List<NodeInfo> nodes) {
+    return ofCounts(nodes.stream().map(node -> new NodeCards(schedulable(node.status()), node.gpuTotal(),
+        node.freeCardCount(List.of()))).toList());
+  }
+
+  public static Fragmentation ofCounts(List<NodeCards> nodes) {
     Map<Integer, Integer> histogram = new TreeMap<>();
     int wholeFree = 0;
     int largest = 0;
     int free = 0;
     int total = 0;
-    for (NodeInfo node : nodes) {
-      if (!"online".equals(node.status()) && !"busy".equals(node.status())) {
+    for (NodeCards node : nodes) {
+      if (!node.schedulable()) {
         continue;
       }
-      int nodeFree = node.freeCardCount(List.of());
-      histogram.merge(nodeFree, 1, Integer::sum);
-      wholeFree += node.gpuTotal() > 0 && nodeFree == node.gpuTotal() ? 1 : 0;
-      largest = Math.max(largest, nodeFree);
-      free += nodeFree;
+      histogram.merge(node.freeCards(), 1, Integer::sum);
+      wholeFree += node.gpuTotal() > 0 && node.freeCards() == node.gpuTotal() ? 1 : 0;
+      largest = Math.max(largest, node.freeCards());
+      free += node.freeCards();
       total += node.gpuTotal();
     }
     return new Fragmentation(histogram, wholeFree, largest, free, total);
