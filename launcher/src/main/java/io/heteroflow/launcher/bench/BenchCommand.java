@@ -87,8 +87,9 @@ public final class BenchCommand {
           --warmup N        tasks drained and released (in waves of <= 1,000) before the measured burst, so
                             the JIT has compiled the hot paths (default 3000; 0: measure a cold control plane)
           --half-load-s S   after the warm-up, S seconds of tasks arriving one by one (TaskStore.create and a
-                            kick each, as the API does) at half the warm-up's rate; reports their
-                            create→scheduled p50/p99 (default 5; 0: off; needs --warmup > 0)
+                            kick each, as the API does) at half the warm-up's rate, after a 1 s lead-in
+                            that is not measured; reports their submit→scheduled p50/p99 and the create's
+                            answer time (default 5; 0: off; needs --warmup > 0)
           --half-load-rate R  the half-load phase's arrivals per second instead of half the warm rate
           --pg-setting N=V  extra settings of the embedded PostgreSQL, comma-separated (e.g.
                             autovacuum_naptime=1s); not with --pg-url

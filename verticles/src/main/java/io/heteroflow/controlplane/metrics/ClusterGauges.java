@@ -26,6 +26,9 @@ import java.util.logging.Logger;
  */
 public final class ClusterGauges extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(ClusterGauges.class.getName());
+  /** Nodes per read of the card counts (a few milliseconds of PostgreSQL each). */
+  static final int PAGE_NODES = 250;
+  static final long PAGE_PAUSE_MS = 50;
   private final Services services;
   private final long periodMs;
   private final MultiGauge cards;
@@ -38,6 +41,7 @@ public final class ClusterGauges extends VerticleBase {
   private final AtomicLong leaderTerm = new AtomicLong();
   /** Each node's last heartbeat (epoch ms) as last read; the age series read it when scraped. */
   private final Map<String, Long> lastHeartbeatMillis = new ConcurrentHashMap<>();
+  private boolean refreshing;
 
   public ClusterGauges(Services services, long periodMs) {
     this.services = services;
@@ -63,17 +67,26 @@ public final class ClusterGauges extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    vertx.setPeriodic(0, periodMs, id -> refresh().onFailure(e -> LOG.log(Level.FINE, "gauges not refreshed", e)));
+    vertx.setPeriodic(0, periodMs, id -> {
+      if (!refreshing) { // a sweep of a large cluster may outlast the period
+        refreshing = true;
+        refresh().onComplete(done -> refreshing = false)
+            .onFailure(e -> LOG.log(Level.FINE, "gauges not refreshed", e));
+      }
+    });
     return Future.succeededFuture();
   }
 
   /**
-   * One read of PostgreSQL's card counts (aggregated there: a row per node and model, not every card and
-   * allocation), the pending queue and the leader. Heartbeat ages are computed when /metrics is scraped from
-   * the last heartbeat times read here; their series are registered again only when the set of nodes changes.
+   * One sweep of PostgreSQL's card counts (aggregated there: a row per node and model, not every card and
+   * allocation; read {@link #PAGE_NODES} nodes at a time, {@link #PAGE_PAUSE_MS} apart, so that on a large
+   * cluster no single read competes with scheduling for long), the pending queue and the leader. The pages
+   * are not one snapshot: a sweep's figures may mix moments a few hundred milliseconds apart. Heartbeat ages
+   * are computed when /metrics is scraped, from the last heartbeat times read here; their series are
+   * registered again only when the set of nodes changes.
    */
   public Future<Void> refresh() {
-    Future<List<CardCounts>> counts = services.nodes().cardCounts();
+    Future<List<CardCounts>> counts = sweep("", new ArrayList<>());
     Future<Map<List<String>, Long>> queue = services.tasks().pendingByReasonAndBand();
     Future<io.vertx.core.json.JsonObject> leader = services.leaders().describe(10);
     return Future.all(counts, queue, leader).map(all -> {
@@ -92,6 +105,17 @@ public final class ClusterGauges extends VerticleBase {
       updateHeartbeats(counts.result());
       leaderTerm.set(leader.result().getJsonObject("leader").getLong("term", 0L));
       return null;
+    });
+  }
+
+  private Future<List<CardCounts>> sweep(String after, List<CardCounts> swept) {
+    return services.nodes().cardCounts(after, PAGE_NODES).compose(page -> {
+      swept.addAll(page);
+      if (page.stream().map(CardCounts::nodeId).distinct().count() < PAGE_NODES) {
+        return Future.succeededFuture(swept);
+      }
+      String last = page.get(page.size() - 1).nodeId();
+      return vertx.timer(PAGE_PAUSE_MS).compose(v -> sweep(last, swept));
     });
   }
 

@@ -120,7 +120,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned).stream()
           .filter(task -> !binds.isBinding(task.id())).toList();
       if (tasks.isEmpty()) {
-        return Future.succeededFuture(endOfPass(cursor != null));
+        // nothing to place: keep the snapshot current anyway, so the next arrival's round reads little
+        return snapshots.refresh().map(snapshot -> endOfPass(cursor != null));
       }
       return snapshots.refresh()
           .compose(snapshot -> scheduleAll(tasks, snapshot, plugins.result()))

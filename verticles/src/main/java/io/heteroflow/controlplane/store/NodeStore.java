@@ -115,7 +115,12 @@ public final class NodeStore {
 
   /** Every node's cards counted per model by PostgreSQL (one statement, a row per node and model). */
   public Future<List<CardCounts>> cardCounts() {
-    return pool.query(Sql.CARD_COUNTS).execute().map(rows -> {
+    return cardCounts("", null);
+  }
+
+  /** The same for at most {@code limit} nodes (null: all) after {@code afterNodeId}, in id order. */
+  public Future<List<CardCounts>> cardCounts(String afterNodeId, Integer limit) {
+    return pool.preparedQuery(Sql.CARD_COUNTS).execute(Tuple.of(afterNodeId, limit)).map(rows -> {
       List<CardCounts> counts = new ArrayList<>(rows.size());
       rows.forEach(row -> counts.add(new CardCounts(row.getString("id"), row.getString("gpu_vendor"),
           row.getString("status"), row.getInteger("gpu_total"), row.getOffsetDateTime("last_heartbeat_at"),

@@ -222,14 +222,22 @@ final class Sql {
   /** Every active allocation with its tenant: the card use of the snapshot (or of one node). */
   static final String ACTIVE_ALLOCATIONS = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
       + " WHERE active AND ($1::text IS NULL OR node_id = $1)";
-  /** Cards per node and model, counted for the gauges and the fragmentation view (CardCounts). */
-  static final String CARD_COUNTS = "SELECT n.id, n.gpu_vendor, n.status, n.gpu_total, n.last_heartbeat_at, c.model,"
+  /**
+   * Cards per node and model for the gauges and the fragmentation view (CardCounts), for the nodes after $1 in
+   * id order, at most $2 of them (NULL: all). The range conditions let cards and allocations be read by index
+   * for a page of nodes.
+   */
+  static final String CARD_COUNTS = "WITH page AS (SELECT id, gpu_vendor, status, gpu_total, last_heartbeat_at"
+      + " FROM nodes WHERE id > $1 ORDER BY id LIMIT $2), last AS (SELECT max(id) AS id FROM page)"
+      + " SELECT p.id, p.gpu_vendor, p.status, p.gpu_total, p.last_heartbeat_at, c.model,"
       + " count(c.gpu_index) AS total, count(u.gpu_index) AS used, count(c.gpu_index) FILTER (WHERE u.gpu_index IS NULL"
       + " AND NOT (c.memory_total_mb > 0 AND c.memory_used_mb * 100.0 / c.memory_total_mb >= "
       + NodeInfo.CARD_MEMORY_FULL_PERCENT + ")) AS free, coalesce(sum(u.shard_mb), 0) AS shard_mb"
-      + " FROM nodes n LEFT JOIN cards c ON c.node_id = n.id LEFT JOIN (SELECT node_id, gpu_index,"
-      + " sum(memory_mb) FILTER (WHERE kind = 'shard') AS shard_mb FROM allocations WHERE active"
-      + " GROUP BY node_id, gpu_index) u ON u.node_id = c.node_id AND u.gpu_index = c.gpu_index GROUP BY n.id, c.model";
+      + " FROM page p LEFT JOIN cards c ON c.node_id = p.id AND c.node_id > $1 AND c.node_id <= (SELECT id FROM last)"
+      + " LEFT JOIN (SELECT node_id, gpu_index, sum(memory_mb) FILTER (WHERE kind = 'shard') AS shard_mb"
+      + " FROM allocations WHERE active AND node_id > $1 AND node_id <= (SELECT id FROM last)"
+      + " GROUP BY node_id, gpu_index) u ON u.node_id = c.node_id AND u.gpu_index = c.gpu_index"
+      + " GROUP BY p.id, p.gpu_vendor, p.status, p.gpu_total, p.last_heartbeat_at, c.model ORDER BY p.id";
   /** The scheduler's incremental snapshot: every node's version, then the full view of the changed ones. */
   static final String NODE_VERSIONS = "SELECT id, version FROM nodes";
   /**

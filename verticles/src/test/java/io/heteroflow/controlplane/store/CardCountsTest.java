@@ -95,5 +95,16 @@ class CardCountsTest {
     assertEquals(List.of(1, 0, 1), List.of(actual.get("cc-mixed/A100")[0] - 1, actual.get("cc-mixed/A100")[1],
         actual.get("cc-mixed/A100")[2]), "the 96 % card is neither used nor free");
     assertTrue(counts.stream().anyMatch(row -> row.nodeId().equals("cc-empty") && row.total() == 0));
+
+    List<CardCounts> paged = new java.util.ArrayList<>();
+    String after = "";
+    for (List<CardCounts> page = await(store.nodes.cardCounts(after, 1)); !page.isEmpty();
+         page = await(store.nodes.cardCounts(after, 1))) {
+      assertEquals(1, page.stream().map(CardCounts::nodeId).distinct().count(), "one node per page of one");
+      paged.addAll(page);
+      after = page.get(page.size() - 1).nodeId();
+    }
+    assertEquals(new java.util.HashSet<>(counts), new java.util.HashSet<>(paged), "pages add up to the whole");
+    assertEquals(counts.size(), paged.size());
   }
 }
