@@ -50,6 +50,7 @@ final class BindDispatcher {
   private final SnapshotCache snapshots;
   private final Runnable retry;
   private final Set<UUID> binding = new HashSet<>();
+  private final Set<UUID> settledSinceRead = new HashSet<>();
   private Future<Void> previous = Future.succeededFuture();
 
   /** {@code retry} asks for another round: a refused bind leaves its task pending after its round has passed. */
@@ -61,9 +62,21 @@ final class BindDispatcher {
     this.retry = retry;
   }
 
-  /** Whether a bind of this task is in flight (the task is still pending in PostgreSQL meanwhile). */
+  /**
+   * A round starts reading the queue: binds that settle from now on may have committed after that read's
+   * snapshot, so the read may still show their tasks pending.
+   */
+  void beginQueueRead() {
+    settledSinceRead.clear();
+  }
+
+  /**
+   * Whether a bind of this task is in flight (the task is still pending in PostgreSQL meanwhile) or settled
+   * since the current queue read began: either way the read's "pending" is not news, and binding it again
+   * would only be refused as a lost claim.
+   */
   boolean isBinding(UUID taskId) {
-    return binding.contains(taskId);
+    return binding.contains(taskId) || settledSinceRead.contains(taskId);
   }
 
   /** Sends the binds; answers once the previous round's binds have settled. */
@@ -133,6 +146,7 @@ final class BindDispatcher {
           chunk.forEach(each -> {
             String nodeId = each.decision().nodeId();
             binding.remove(each.task().id());
+            settledSinceRead.add(each.task().id());
             // every bind to the node bound: PostgreSQL now holds exactly the staged view, at this version
             snapshots.settled(nodeId, done.succeeded() && !refusedOn.contains(nodeId) ? versions.get(nodeId) : null);
           });

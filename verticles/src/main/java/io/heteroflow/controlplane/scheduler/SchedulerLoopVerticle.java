@@ -113,6 +113,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     while (!immediate.isEmpty() && fresh.size() < BATCH / 2) {
       fresh.add(immediate.poll());
     }
+    binds.beginQueueRead();
     Future<List<TaskRecord>> freshTasks = services.tasks().pendingAmong(fresh);
     Future<List<TaskRecord>> batch = services.tasks().pending(cursor, BATCH - fresh.size());
     return Future.all(plugins, freshTasks, batch).compose(all -> {
