@@ -238,7 +238,7 @@ final class Sql {
       + " FROM allocations WHERE active AND node_id > $1 AND node_id <= (SELECT id FROM last)"
       + " GROUP BY node_id, gpu_index) u ON u.node_id = c.node_id AND u.gpu_index = c.gpu_index"
       + " GROUP BY p.id, p.gpu_vendor, p.status, p.gpu_total, p.last_heartbeat_at, c.model ORDER BY p.id";
-  /** The scheduler's incremental snapshot: every node's version, then the full view of the changed ones. */
+  /** The scheduler's first read of a snapshot: every node's version (later reads take NODES_WRITTEN_SINCE). */
   static final String NODE_VERSIONS = "SELECT id, version FROM nodes";
   /**
    * The nodes some transaction wrote since a watermark: rows whose creating transaction (xmin) is at or after
