@@ -17,20 +17,34 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** The stores on a fresh PostgreSQL database, without verticles: for store-level and race tests. */
-public final class StoreFixture implements AutoCloseable {
-  public final Vertx vertx = Vertx.vertx();
-  public final Pool pool;
-  public final TaskStore tasks;
-  public final NodeStore nodes;
-  public final BindStore binds;
-  public final BatchBindStore batchBinds;
+/**
+ * The stores on a fresh PostgreSQL database, without verticles: for store-level and race tests. A JUnit
+ * extension: opened before the class's own {@code @BeforeAll} methods, closed after its tests.
+ */
+public final class StoreFixture implements BeforeAllCallback, AfterAllCallback {
+  private final int poolSize;
+  public Vertx vertx;
+  public Pool pool;
+  public TaskStore tasks;
+  public NodeStore nodes;
+  public BindStore binds;
+  public BatchBindStore batchBinds;
 
-  public StoreFixture(int poolSize) throws Exception {
+  /** Use as {@code @RegisterExtension static final StoreFixture store = new StoreFixture(poolSize);}. */
+  public StoreFixture(int poolSize) {
+    this.poolSize = poolSize;
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    vertx = Vertx.vertx();
     Database database = TestPostgres.freshDatabase();
     pool = await(database.migrateAndOpen(vertx, poolSize));
     tasks = new TaskStore(pool);
@@ -73,7 +87,7 @@ public final class StoreFixture implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void afterAll(ExtensionContext context) throws Exception {
     await(pool.close());
     await(vertx.close());
   }

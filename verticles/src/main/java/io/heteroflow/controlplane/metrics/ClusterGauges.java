@@ -81,7 +81,7 @@ public final class ClusterGauges extends VerticleBase {
    * One sweep of PostgreSQL's card counts (aggregated there: a row per node and model, not every card and
    * allocation; read {@link #PAGE_NODES} nodes at a time, {@link #PAGE_PAUSE_MS} apart, so that on a large
    * cluster no single read competes with scheduling for long), the pending queue and the leader. The pages
-   * are not one snapshot: a sweep's figures may mix moments a few hundred milliseconds apart. Heartbeat ages
+   * are not one snapshot: a sweep's figures may mix moments about a second apart at 5,000 nodes. Heartbeat ages
    * are computed when /metrics is scraped, from the last heartbeat times read here; their series are
    * registered again only when the set of nodes changes.
    */

@@ -13,27 +13,22 @@ import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
 import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.testsupport.StoreFixture;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The leader's snapshot between rounds on real PostgreSQL: it follows every write and forgets refused stagings. */
 class SnapshotCacheTest {
-  private static StoreFixture store;
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(4);
   private static SnapshotCache cache;
 
   @BeforeAll
   static void start() throws Exception {
-    store = new StoreFixture(4);
     cache = new SnapshotCache(store.nodes, new PluginConfigStore(store.pool),
         BuiltInPlugins.registry(SchedulerConfig.defaults()));
     store.node("sc-1", 4);
     store.node("sc-2", 4);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
   }
 
   @Test

@@ -13,9 +13,8 @@ import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The batch bind on real PostgreSQL: each request is re-checked against live rows and the requests admitted
@@ -23,17 +22,8 @@ import org.junit.jupiter.api.Test;
  * card twice.
  */
 class BatchBindTest {
-  private static StoreFixture store;
-
-  @BeforeAll
-  static void start() throws Exception {
-    store = new StoreFixture(16);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
-  }
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(16);
 
   private static BindStore.Request whole(TaskRecord task, String node, Integer... cards) {
     return new BindStore.Request(task.id(), node, List.of(cards), null);

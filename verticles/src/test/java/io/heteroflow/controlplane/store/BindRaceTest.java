@@ -18,24 +18,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Concurrent binders on real PostgreSQL: exactly one winner per task, and no card ever booked twice. */
 class BindRaceTest {
   private static final int TASKS = Integer.getInteger("churn.tasks", 300);
-  private static StoreFixture store;
-
-  @BeforeAll
-  static void start() throws Exception {
-    store = new StoreFixture(32);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
-  }
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(32);
 
   @Test
   void manyBindersOfOneTaskHaveExactlyOneWinner() throws Exception {

@@ -14,9 +14,8 @@ import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * PostgreSQL's card counts (the gauges' and the fragmentation view's source) agree with the scheduler's own
@@ -24,17 +23,8 @@ import org.junit.jupiter.api.Test;
  * node, a node without cards, two models on one node.
  */
 class CardCountsTest {
-  private static StoreFixture store;
-
-  @BeforeAll
-  static void start() throws Exception {
-    store = new StoreFixture(4);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
-  }
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(4);
 
   private static void node(String id, String vendor, List<String> models, long fullCardMemoryUsedMb) throws Exception {
     JsonArray cards = new JsonArray();

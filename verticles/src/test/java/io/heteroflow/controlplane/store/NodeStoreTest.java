@@ -11,23 +11,13 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Heartbeats applied idempotently, liveness by receipt time, and no mass eviction when everything goes quiet. */
 class NodeStoreTest {
-  private static StoreFixture store;
-
-  @BeforeAll
-  static void start() throws Exception {
-    store = new StoreFixture(4);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
-  }
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(4);
 
   private static JsonObject beat(String node, String boot, long seq, double cpu) {
     return new JsonObject().put("node_id", node).put("boot_id", boot).put("seq", seq).put("gpu_vendor", "nvidia")

@@ -7,26 +7,16 @@ import io.heteroflow.testsupport.StoreFixture;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The pending queue's scan cursor: a pass continues after the last task it scanned, and a task of higher priority
  * created after the newest task the pass has seen joins the next round instead of waiting for the pass to end.
  */
 class QueueScanTest {
-  private static StoreFixture store;
-
-  @BeforeAll
-  static void start() throws Exception {
-    store = new StoreFixture(4);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
-  }
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(4);
 
   private static TaskRecord task(int priority) throws Exception {
     TaskSpec spec = new TaskSpec("q", "job", null, List.of("true"), Map.of(), priority, false, 1, 0, null, List.of(),

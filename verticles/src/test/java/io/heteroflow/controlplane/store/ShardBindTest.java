@@ -9,23 +9,18 @@ import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
 import io.heteroflow.protocol.TaskStatus;
 import io.heteroflow.testsupport.StoreFixture;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The bind transaction's own shard checks: a failed shard allocation leaves the task pending, nothing half-bound. */
 class ShardBindTest {
-  private static StoreFixture store;
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(8);
 
   @BeforeAll
   static void start() throws Exception {
-    store = new StoreFixture(8);
     store.node("sh", 2); // 81920 MB cards: 73728 MB for shards each
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
   }
 
   @Test

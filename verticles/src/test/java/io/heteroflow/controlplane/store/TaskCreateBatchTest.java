@@ -11,26 +11,16 @@ import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Creates that arrive together share a transaction, yet each keeps its own answer: idempotency keys still
  * resolve to one task, and a create PostgreSQL refuses fails alone.
  */
 class TaskCreateBatchTest {
-  private static StoreFixture store;
-
-  @BeforeAll
-  static void start() throws Exception {
-    store = new StoreFixture(4);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
-  }
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(4);
 
   private static TaskSpec spec(String name, String type, boolean preemptible) {
     return new TaskSpec(name, type, null, List.of("true"), Map.of(), 50, preemptible, 1, 0, null, List.of(), 0, 0,

@@ -15,23 +15,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Every transition on real PostgreSQL: illegal ones refused with nothing written, legal ones as CAS. */
 class TaskStoreTransitionTest {
-  private static StoreFixture store;
+  @RegisterExtension
+  static final StoreFixture store = new StoreFixture(8);
 
   @BeforeAll
   static void start() throws Exception {
-    store = new StoreFixture(8);
     store.node("n1", 64);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    store.close();
   }
 
   /** A task driven to {@code status} through legal transitions only. */
