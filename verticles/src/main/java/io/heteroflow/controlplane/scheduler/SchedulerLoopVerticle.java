@@ -61,7 +61,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry());
+    snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry(), clock);
     binds = new BindDispatcher(vertx, services, clock, snapshots, () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
     vertx.eventBus().<JsonObject>consumer(BusAddresses.SCHEDULER_KICK, message -> {
       String taskId = message.body() == null ? null : message.body().getString("task_id");

@@ -9,6 +9,9 @@ import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.vertx.core.Future;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -31,6 +34,8 @@ import java.util.Set;
 final class SnapshotCache {
   /** Past this many staged changes the snapshot (and its memo's change log) is rebuilt. */
   static final int MAX_CHANGES = 200_000;
+  /** At least this often every node's version is compared, whatever the watermark says (defence in depth). */
+  static final Duration FULL_SCAN_EVERY = Duration.ofSeconds(60);
 
   private final NodeStore nodes;
   private final PluginConfigStore pluginConfigs;
@@ -38,6 +43,7 @@ final class SnapshotCache {
   private Map<String, Long> versions = new HashMap<>();
   /** Where the next read of changed nodes starts (NodeStore.changedNodes); meaningless without a snapshot. */
   private long watermark = -1;
+  private Instant lastFullScan = Instant.MIN;
   /** Nodes with binds in flight (how many): they keep their staged view until the outcome is known. */
   private final Map<String, Integer> binding = new HashMap<>();
   /** The newest version read of a node while our binds to it were in flight (it was not read then). */
@@ -48,8 +54,11 @@ final class SnapshotCache {
   private Map<String, PluginConfig> configs;
   private PluginSet plugins;
 
-  SnapshotCache(NodeStore nodes, PluginConfigStore pluginConfigs, PluginRegistry registry) {
+  private final Clock clock;
+
+  SnapshotCache(NodeStore nodes, PluginConfigStore pluginConfigs, PluginRegistry registry, Clock clock) {
     this.nodes = nodes;
+    this.clock = clock;
     this.pluginConfigs = pluginConfigs;
     this.registry = registry;
   }
@@ -70,8 +79,8 @@ final class SnapshotCache {
     Set<String> reread = Set.copyOf(settled);
     // nodes with binds in flight keep their staged view: not worth reading now (a first read takes them all)
     Set<String> inFlight = snapshot == null ? Set.of() : Set.copyOf(binding.keySet());
-    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(snapshot == null ? -1 : watermark, versions, reread,
-        inFlight);
+    boolean fullScan = snapshot == null || !clock.instant().isBefore(lastFullScan.plus(FULL_SCAN_EVERY));
+    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(fullScan ? -1 : watermark, versions, reread, inFlight);
     Future<TenantBoundary> boundary = nodes.tenantBoundary();
     return Future.all(changes, boundary).compose(read -> {
       NodeStore.NodeChanges changed = changes.result();
@@ -86,11 +95,16 @@ final class SnapshotCache {
           versions.merge(id, version, Math::max);
         }
       });
-      if (changed.nodeCount() != versions.size()) {
-        reset(); // a node disappeared: read them all again
+      if (changed.nodeCount() != versions.size() || changed.watermark() < watermark) {
+        // a node disappeared, or transaction ids went back (another database behind the same address): read
+        // them all again
+        reset();
         return refresh();
       }
       watermark = changed.watermark();
+      if (fullScan) {
+        lastFullScan = clock.instant();
+      }
       List<NodeInfo> fresh = new ArrayList<>();
       for (NodeInfo node : changed.nodes()) {
         String id = node.id();
@@ -155,6 +169,7 @@ final class SnapshotCache {
   void reset() {
     versions = new HashMap<>();
     watermark = -1;
+    lastFullScan = Instant.MIN;
     settled.clear();
     writtenInFlight.clear();
     snapshot = null;

@@ -243,8 +243,9 @@ final class Sql {
   /**
    * The nodes some transaction wrote since a watermark: rows whose creating transaction (xmin) is at or after
    * the oldest transaction still running when the watermark was taken ($1, a 32-bit xid), compared by age
-   * so the xid may wrap around. A frozen row has the largest age and is never "changed". Read-only locks
-   * (FOR UPDATE) do not move xmin.
+   * so the xid may wrap around. Freezing keeps a row's raw xmin, which is what the column shows (checked on
+   * PostgreSQL 17: after VACUUM FREEZE moved relfrozenxid past a row's xmin, the column still showed it).
+   * Row locks (FOR UPDATE) do not move xmin.
    */
   static final String NODES_WRITTEN_SINCE = "SELECT id, version FROM nodes WHERE age(xmin) <= age($1::text::xid)";
   /** The node count and the next watermark: the oldest transaction still running as this snapshot was taken. */

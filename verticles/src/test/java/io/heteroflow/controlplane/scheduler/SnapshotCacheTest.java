@@ -26,7 +26,7 @@ class SnapshotCacheTest {
   @BeforeAll
   static void start() throws Exception {
     cache = new SnapshotCache(store.nodes, new PluginConfigStore(store.pool),
-        BuiltInPlugins.registry(SchedulerConfig.defaults()));
+        BuiltInPlugins.registry(SchedulerConfig.defaults()), java.time.Clock.systemUTC());
     store.node("sc-1", 4);
     store.node("sc-2", 4);
   }
