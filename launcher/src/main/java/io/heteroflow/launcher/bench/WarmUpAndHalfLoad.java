@@ -40,7 +40,6 @@ final class WarmUpAndHalfLoad {
   private final BenchRunner.Options options;
   private final Drain drain;
   private final Consumer<String> log;
-  /** Tasks bound per second in the last warm-up wave (the warm control plane's rate), 0 before. */
   private double warmRate;
 
   WarmUpAndHalfLoad(BenchScenario scenario, BenchRunner.Options options, Drain drain, Consumer<String> log) {

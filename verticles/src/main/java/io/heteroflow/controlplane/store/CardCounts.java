@@ -23,6 +23,6 @@ public record CardCounts(String nodeId, String vendor, String status, int gpuTot
       nodes.merge(row.nodeId(), new Fragmentation.NodeCards(Fragmentation.schedulable(row.status()), row.gpuTotal(),
           row.free()), (a, b) -> new Fragmentation.NodeCards(a.schedulable(), a.gpuTotal(), a.freeCards() + b.freeCards()));
     }
-    return Fragmentation.ofCounts(List.copyOf(nodes.values()));
+    return Fragmentation.of(List.copyOf(nodes.values()));
   }
 }

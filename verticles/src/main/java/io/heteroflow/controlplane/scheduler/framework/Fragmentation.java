@@ -19,12 +19,7 @@ public record Fragmentation(Map<Integer, Integer> freeCardsPerNode, int wholeFre
     return "online".equals(status) || "busy".equals(status);
   }
 
-  public static Fragmentation of(List<NodeInfo> nodes) {
-    return ofCounts(nodes.stream().map(node -> new NodeCards(schedulable(node.status()), node.gpuTotal(),
-        node.freeCardCount(List.of()))).toList());
-  }
-
-  public static Fragmentation ofCounts(List<NodeCards> nodes) {
+  public static Fragmentation of(List<NodeCards> nodes) {
     Map<Integer, Integer> histogram = new TreeMap<>();
     int wholeFree = 0;
     int largest = 0;
