@@ -38,6 +38,8 @@ final class JarProcess implements AutoCloseable {
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
     builder.environment().put("HETEROFLOW_ADMIN_TOKEN", TOKEN);
+    // a cluster of this test run only: two test runs on one machine never join each other's Hazelcast cluster
+    builder.environment().put("HETEROFLOW_CLUSTER_NAME", "heteroflow-it-" + ProcessHandle.current().pid());
     builder.environment().putAll(env);
     JarProcess started = new JarProcess(builder.start(), output);
     STARTED.add(started);
