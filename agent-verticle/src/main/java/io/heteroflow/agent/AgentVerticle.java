@@ -10,6 +10,7 @@ import io.heteroflow.agent.transport.EventBusTransport;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.ShardQos;
+import io.heteroflow.protocol.TaskEnvironment;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -152,10 +153,20 @@ public final class AgentVerticle extends VerticleBase {
         });
   }
 
-  /** The task's environment: its own variables, then what HeteroFlow sets (which a task cannot override). */
+  /**
+   * The task's environment: its own variables, less any reserved name ({@link TaskEnvironment}; the control
+   * plane refuses them at create, this drops those of a task stored before), then what HeteroFlow sets.
+   * The executor puts this on top of an empty environment (only the host's allow-list and a per-task HOME).
+   */
   RunSpec runSpec(JsonObject task) {
     Map<String, String> env = new HashMap<>();
-    task.getJsonObject("env", new JsonObject()).forEach(entry -> env.put(entry.getKey(), String.valueOf(entry.getValue())));
+    task.getJsonObject("env", new JsonObject()).forEach(entry -> {
+      if (TaskEnvironment.isReserved(entry.getKey())) {
+        LOG.warning("task " + task.getString("task_id") + ": env." + entry.getKey() + " is reserved, dropped");
+      } else {
+        env.put(entry.getKey(), String.valueOf(entry.getValue()));
+      }
+    });
     StringBuilder cards = new StringBuilder();
     for (Object index : task.getJsonArray("gpu_indices", new JsonArray())) {
       cards.append(cards.length() == 0 ? "" : ",").append(index);

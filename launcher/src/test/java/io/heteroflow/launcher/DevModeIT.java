@@ -71,6 +71,17 @@ class DevModeIT {
     assertEquals("hello", logLines.get(0));
     assertTrue(logLines.get(1).matches("[0-9]+"), "a card index: " + logLines);
 
+    // a tenant's task sees none of the agent's secrets: its environment starts empty (README "Execution")
+    HttpResponse<String> envTask = post(base + "/api/v1/tasks", "{\"name\":\"e\",\"command\":[\"sh\",\"-c\",\"env\"]}");
+    assertEquals(201, envTask.statusCode(), envTask.body());
+    String envId = json(envTask).getString("id");
+    dev.eventually(Duration.ofSeconds(30), "env to succeed",
+        () -> "succeeded".equals(json(get(base + "/api/v1/tasks/" + envId)).getString("status")));
+    String envLogs = get(base + "/api/v1/tasks/" + envId + "/logs").body();
+    assertTrue(envLogs.contains("HETEROFLOW_TASK_ID=" + envId), envLogs);
+    assertFalse(envLogs.contains(JarProcess.TOKEN), "the admin token reached a task: " + envLogs);
+    assertFalse(envLogs.contains("HETEROFLOW_ADMIN_TOKEN"), envLogs);
+
     HttpResponse<String> unknown = post(base + "/api/v1/tasks", "{\"name\":\"x\",\"command\":[\"true\"],\"gpus\":1}");
     assertEquals(400, unknown.statusCode());
     assertEquals("gpus", json(unknown).getString("field"));

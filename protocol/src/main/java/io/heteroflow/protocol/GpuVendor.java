@@ -46,13 +46,4 @@ public enum GpuVendor {
     }
     return Optional.empty();
   }
-
-  public static boolean isVisibilityVariable(String name) {
-    for (GpuVendor vendor : values()) {
-      if (vendor.visibilityVariable.equals(name)) {
-        return true;
-      }
-    }
-    return false;
-  }
 }

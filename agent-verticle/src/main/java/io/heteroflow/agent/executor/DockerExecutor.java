@@ -1,5 +1,6 @@
 package io.heteroflow.agent.executor;
 
+import io.heteroflow.protocol.TaskEnvironment;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +10,10 @@ import java.util.TreeMap;
 /**
  * Runs each task as a container through the docker CLI in the foreground ({@code docker run --rm}), so the
  * process executor underneath captures its logs, enforces the timeout and reports the container's exit code.
- * Stop: SIGTERM through the CLI's signal proxy, then {@code docker stop --time 10} (SIGTERM, 10 s, SIGKILL).
+ * Stop and timeout: {@code docker stop --time 10} (SIGTERM to the container, 10 s, SIGKILL; the container's
+ * other processes end with its PID 1), and SIGTERM through the CLI's signal proxy, then SIGKILL to the CLI.
+ * The container's environment is exactly the {@code --env NAME=VALUE} pairs (never {@code --env NAME}, which
+ * would copy a host variable); the CLI itself gets only {@link #clientEnvironment}.
  */
 public final class DockerExecutor implements TaskExecutor {
   private final ProcessExecutor processes;
@@ -56,16 +60,31 @@ public final class DockerExecutor implements TaskExecutor {
       return Future.succeededFuture(new ExitReport(io.heteroflow.protocol.TaskStatus.FAILED, null, "StartFailed",
           e.getMessage(), ""));
     }
-    return processes.start(spec.withCommand(command, Map.of()));
+    Map<String, String> client = clientEnvironment(System.getenv());
+    List<String> stop = List.of(docker, "stop", "--time", String.valueOf(graceSeconds), containerName(spec.taskId()));
+    return processes.startClient(spec.withCommand(command, Map.of()), client,
+        () -> ProcessExecutor.launch(stop, client));
   }
 
+  /**
+   * The docker CLI's own environment: the host's allow-listed variables, {@code HOME} (for
+   * {@code ~/.docker/config.json}, registry credentials) and the CLI's {@code DOCKER_*} settings; nothing
+   * of it reaches the container.
+   */
+  static Map<String, String> clientEnvironment(Map<String, String> host) {
+    Map<String, String> env = new TreeMap<>(TaskEnvironment.fromHost(host));
+    host.forEach((name, value) -> {
+      if (name.equals("HOME") || name.startsWith("DOCKER_")) {
+        env.put(name, value);
+      }
+    });
+    return env;
+  }
+
+  /** Stops the container: {@code docker stop} and the signals to the CLI (see the class comment). */
   @Override
   public boolean stop(String taskId) {
-    boolean running = processes.stop(taskId);
-    if (running) {
-      processes.runDetached(List.of(docker, "stop", "--time", String.valueOf(graceSeconds), containerName(taskId)));
-    }
-    return running;
+    return processes.stop(taskId);
   }
 
   @Override

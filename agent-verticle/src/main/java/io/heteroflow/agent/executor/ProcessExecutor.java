@@ -1,5 +1,6 @@
 package io.heteroflow.agent.executor;
 
+import io.heteroflow.protocol.TaskEnvironment;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -8,23 +9,35 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 
 /**
  * Runs each task's command as a local process on a worker pool of its own (never on an event loop), with
- * stdout and stderr captured to a log file. Stop: SIGTERM to the process, a grace period, then SIGKILL.
- * A task that outlives its timeout is stopped the same way and fails.
+ * stdout and stderr captured to a log file. Each task is a process group of its own ({@link ProcessGroup}).
+ * Its environment starts empty: {@link TaskEnvironment#FROM_HOST} from the agent's host, a private
+ * {@code HOME} and {@code TMPDIR} under {@code <log dir>/work/<task>/} (removed when the task ends), then
+ * the spec's variables. Stop: SIGTERM to the group, a grace period, then SIGKILL to the group. A task that
+ * outlives its timeout is stopped the same way and fails; when the main process exits on its own, what it
+ * left running in its group is stopped the same way before the task ends.
  */
 public final class ProcessExecutor implements TaskExecutor {
   public static final int LOG_TAIL_BYTES = 64 * 1024;
+  private static final Logger LOG = Logger.getLogger(ProcessExecutor.class.getName());
 
   private final Vertx vertx;
   private final Path logDir;
@@ -41,6 +54,13 @@ public final class ProcessExecutor implements TaskExecutor {
   private static final class Running {
     volatile Process process;
     volatile boolean stopRequested;
+    final Runnable onTerminate;
+    /** Guarded by this: the group has been ended (stopped, timed out, or cleaned up after the main process). */
+    boolean ended;
+
+    Running(Runnable onTerminate) {
+      this.onTerminate = onTerminate;
+    }
   }
 
   public ProcessExecutor(Vertx vertx, Path logDir, int workerCount, Duration grace) {
@@ -61,19 +81,45 @@ public final class ProcessExecutor implements TaskExecutor {
 
   @Override
   public Future<ExitReport> start(RunSpec spec) {
+    return start(spec, TaskEnvironment.fromHost(System.getenv()), true, null);
+  }
+
+  /**
+   * Starts a client command that runs the task elsewhere (the docker CLI): its environment is
+   * {@code clientEnv} (then the spec's, which a client gets empty) with no per-task directories, and
+   * {@code onTerminate} runs when the task is stopped, times out or the agent shuts down.
+   */
+  Future<ExitReport> startClient(RunSpec spec, Map<String, String> clientEnv, Runnable onTerminate) {
+    return start(spec, clientEnv, false, onTerminate);
+  }
+
+  private Future<ExitReport> start(RunSpec spec, Map<String, String> base, boolean sandbox, Runnable onTerminate) {
     Context context = vertx.getOrCreateContext();
     Promise<ExitReport> promise = Promise.promise();
-    Running entry = new Running();
+    Running entry = new Running(onTerminate);
     running.put(spec.taskId(), entry);
     workers.execute(() -> {
-      ExitReport report = run(spec, entry);
+      ExitReport report;
+      Path work = sandbox ? workDir(spec.taskId()) : null;
+      try {
+        report = run(spec, entry, base, work);
+      } finally {
+        if (work != null) {
+          removeTree(work);
+        }
+      }
       running.remove(spec.taskId());
-      context.runOnContext(v -> promise.complete(report));
+      ExitReport ended = report;
+      context.runOnContext(v -> promise.complete(ended));
     });
     return promise.future();
   }
 
-  private ExitReport run(RunSpec spec, Running entry) {
+  /**
+   * The process's environment starts empty: {@code base} (the host's allow-listed variables), then, with a
+   * work directory, {@code HOME} and {@code TMPDIR} in it, then the spec's (HeteroFlow's and the task's).
+   */
+  private ExitReport run(RunSpec spec, Running entry, Map<String, String> base, Path work) {
     Path log = logFile(spec.taskId());
     if (spec.command().isEmpty()) {
       return new ExitReport(TaskStatus.FAILED, null, "StartFailed",
@@ -81,25 +127,35 @@ public final class ProcessExecutor implements TaskExecutor {
     }
     try {
       Files.createDirectories(logDir);
-      ProcessBuilder builder = new ProcessBuilder(spec.command()).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-      builder.environment().putAll(spec.env());
+      Map<String, String> env = new LinkedHashMap<>(base);
+      if (work != null) {
+        env.put(TaskEnvironment.HOME, privateDirectory(work.resolve("home")).toString());
+        env.put(TaskEnvironment.TMPDIR, privateDirectory(work.resolve("tmp")).toString());
+      }
+      env.putAll(spec.env());
+      String program = spec.command().get(0);
+      Path executable = ProcessGroup.resolve(program, env.get("PATH"))
+          .orElseThrow(() -> new IOException(program + ": no such executable"));
+      ProcessBuilder builder = new ProcessBuilder(ProcessGroup.leading(executable, spec.command()))
+          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      builder.environment().clear();
+      builder.environment().putAll(env);
       if (entry.stopRequested) {
         return new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "stopped before it started", "");
       }
       entry.process = builder.start();
       if (entry.stopRequested) {
         // a stop arrived while the process was being started: stop() saw no process to signal
-        Process started = entry.process;
-        control.execute(() -> terminate(started));
+        control.execute(() -> terminate(entry));
       }
       boolean finished = entry.process.waitFor(spec.timeoutSeconds(), TimeUnit.SECONDS);
       if (!finished) {
-        terminate(entry.process);
+        terminate(entry);
         return new ExitReport(TaskStatus.FAILED, exitCode(entry.process), "TimedOut",
             "timed out after " + spec.timeoutSeconds() + " s", tail(log, LOG_TAIL_BYTES));
       }
       int exit = entry.process.exitValue();
+      endRest(entry);
       if (entry.stopRequested) {
         return new ExitReport(TaskStatus.STOPPED, exit, "StoppedByUser", "stopped (exit code " + exit + ")",
             tail(log, LOG_TAIL_BYTES));
@@ -111,7 +167,7 @@ public final class ProcessExecutor implements TaskExecutor {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       if (entry.process != null) {
-        terminate(entry.process);
+        ProcessGroup.kill(entry.process);
       }
       return new ExitReport(TaskStatus.FAILED, null, "AgentShutdown", "the agent shut down", tail(log, LOG_TAIL_BYTES));
     }
@@ -124,47 +180,67 @@ public final class ProcessExecutor implements TaskExecutor {
       return false;
     }
     entry.stopRequested = true;
-    Process process = entry.process;
-    if (process != null) {
-      control.execute(() -> terminate(process));
+    if (entry.process != null) {
+      control.execute(() -> terminate(entry));
     }
     return true;
   }
 
   /**
-   * SIGTERM to the task's process (like {@code docker stop} to PID 1), up to the grace period for it to exit,
-   * then SIGKILL to it and to every process it started that is still alive, so nothing outlives the task.
+   * SIGTERM to the task's whole process group (like {@code docker stop} to PID 1), up to the grace period
+   * for the group to exit, then SIGKILL to the group, so nothing the task started outlives it. A client's
+   * {@code onTerminate} (e.g. {@code docker stop}) runs first, once.
    */
-  private void terminate(Process process) {
-    List<ProcessHandle> tree = process.descendants().toList();
-    process.destroy();
-    try {
-      if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+  private void terminate(Running entry) {
+    synchronized (entry) {
+      if (entry.ended) {
+        return;
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
+      entry.ended = true;
+      if (entry.onTerminate != null) {
+        entry.onTerminate.run();
+      }
+      try {
+        ProcessGroup.terminate(entry.process, grace);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        ProcessGroup.kill(entry.process);
+      }
     }
-    tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+  }
+
+  /**
+   * The main process has exited: whatever it left running in its group is stopped the same way (SIGTERM,
+   * grace, SIGKILL) before the task ends, unless a stop is already doing so (this then waits for it).
+   */
+  private void endRest(Running entry) throws InterruptedException {
+    synchronized (entry) {
+      if (entry.ended) {
+        return;
+      }
+      entry.ended = true;
+      ProcessGroup.endRest(entry.process, grace);
+    }
   }
 
   private static Integer exitCode(Process process) {
     return process.isAlive() ? null : process.exitValue();
   }
 
-  /** Runs a helper command (e.g. {@code docker stop}) on the worker pool without waiting for it. */
-  void runDetached(List<String> command) {
-    control.execute(() -> {
-      try {
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start().waitFor(grace.toSeconds() + 30, TimeUnit.SECONDS);
-      } catch (IOException e) {
-        // the CLI is missing: the signal sent to the task's process is all we can do
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+  /**
+   * Starts a helper command (e.g. {@code docker stop}) with the given environment and does not wait for it:
+   * it outlives even an agent that is shutting down (the JVM reaps it).
+   */
+  static void launch(List<String> command, Map<String, String> env) {
+    try {
+      ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+      builder.environment().clear();
+      builder.environment().putAll(env);
+      builder.start();
+    } catch (IOException e) {
+      // the CLI is missing: the signals sent to the task's process group are all we can do
+    }
   }
 
   @Override
@@ -173,7 +249,11 @@ public final class ProcessExecutor implements TaskExecutor {
   }
 
   private Path logFile(String taskId) {
-    return logDir.resolve(taskId.replaceAll("[^A-Za-z0-9-]", "_") + ".log");
+    return logDir.resolve(safe(taskId) + ".log");
+  }
+
+  private static String safe(String taskId) {
+    return taskId.replaceAll("[^A-Za-z0-9-]", "_");
   }
 
   static String tail(Path file, int maxBytes) {
@@ -192,10 +272,62 @@ public final class ProcessExecutor implements TaskExecutor {
     }
   }
 
+  /** Where a task's HOME and TMPDIR live while it runs: {@code <log dir>/work/<task>/{home,tmp}}. */
+  Path workDir(String taskId) {
+    return logDir.resolve("work").resolve(safe(taskId));
+  }
+
+  private static Path privateDirectory(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    try {
+      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    } catch (UnsupportedOperationException e) {
+      // not a POSIX file system: the directory keeps the default permissions
+    }
+    return dir;
+  }
+
+  /** Deletes a task's work directory; links are removed, never followed; what cannot be removed stays. */
+  private static void removeTree(Path root) {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try {
+      Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+          dir.toFile().setReadable(true, true);
+          dir.toFile().setWritable(true, true);
+          dir.toFile().setExecutable(true, true);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+          Files.deleteIfExists(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) {
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+          Files.deleteIfExists(dir);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      LOG.warning("could not remove all of " + root + ": " + e.getMessage());
+    }
+  }
+
   @Override
   public void close() {
     running.values().forEach(entry -> entry.stopRequested = true);
-    running.values().stream().map(entry -> entry.process).filter(p -> p != null).forEach(this::terminate);
+    running.values().stream().filter(entry -> entry.process != null).forEach(this::terminate);
     workers.shutdownNow();
     control.shutdownNow();
   }

@@ -1,15 +1,19 @@
 package io.heteroflow.agent.executor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.protocol.GpuVendor;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,7 +22,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** The docker command line per vendor (docker itself does not run here). */
+/**
+ * The docker command line per vendor (docker itself does not run here); the environment the container and the
+ * CLI get; and, with a stand-in {@code docker} script run as a real process, that a timeout stops the
+ * container ({@code docker stop}) and the CLI never holds the agent's secrets.
+ */
 class DockerExecutorTest {
   private static Vertx vertx;
   private static DockerExecutor docker;
@@ -69,6 +77,73 @@ class DockerExecutorTest {
     assertTrue(command.contains(" --env " + visible + " "), command);
     assertTrue(command.contains(" --env RANK=0 "), command);
     assertTrue(command.endsWith(" registry.local/train:1 python train.py"), command);
+  }
+
+  @Test
+  void theContainerGetsExactlyTheExplicitVariablesAndNoHostOne() {
+    Map<String, String> env = Map.of("CUDA_VISIBLE_DEVICES", "2,3", "RANK", "0", "GREETING", "hi there");
+    List<String> command = docker.runCommand(new RunSpec("t-4", "busybox", List.of("env"), env, 60, GpuVendor.NVIDIA,
+        List.of(2, 3)));
+    Map<String, String> passed = new java.util.TreeMap<>();
+    for (int i = 0; i < command.size(); i++) {
+      if (command.get(i).equals("--env") || command.get(i).equals("-e") || command.get(i).startsWith("--env-file")) {
+        String pair = command.get(++i);
+        assertTrue(pair.contains("="), "--env " + pair + " would copy the host's variable into the container");
+        passed.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+      }
+    }
+    assertEquals(Map.of("CUDA_VISIBLE_DEVICES", "0,1", "RANK", "0", "GREETING", "hi there"), passed);
+    for (String secret : List.of("HETEROFLOW_ADMIN_TOKEN", "HETEROFLOW_PG_URL")) {
+      assertTrue(command.stream().noneMatch(arg -> arg.contains(secret) || arg.contains(System.getenv(secret))));
+    }
+  }
+
+  @Test
+  void theCliGetsTheAllowListHomeAndDockerSettingsOnly() {
+    Map<String, String> host = Map.of("PATH", "/usr/bin", "LANG", "C.UTF-8", "HOME", "/home/agent",
+        "DOCKER_HOST", "unix:///run/docker.sock", "DOCKER_CONFIG", "/etc/agent/docker",
+        "HETEROFLOW_ADMIN_TOKEN", "secret", "HETEROFLOW_PG_URL", "postgresql://u:p@db/hf", "AWS_SECRET_ACCESS_KEY", "x");
+    assertEquals(Map.of("PATH", "/usr/bin", "LANG", "C.UTF-8", "HOME", "/home/agent",
+        "DOCKER_HOST", "unix:///run/docker.sock", "DOCKER_CONFIG", "/etc/agent/docker"),
+        DockerExecutor.clientEnvironment(host));
+  }
+
+  /**
+   * A stand-in for the docker CLI: {@code run} prints its environment and then, like a container that ignores
+   * SIGTERM, keeps running; {@code stop} records its arguments.
+   */
+  private static Path fakeDocker(Path dir) throws Exception {
+    Path script = dir.resolve("docker");
+    Files.writeString(script, "#!/bin/sh\n"
+        + "if [ \"$1\" = stop ]; then echo \"$@\" >> " + dir.resolve("stops") + "; exit 0; fi\n"
+        + "env; echo ready; trap '' TERM; while true; do sleep 0.1; done\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return script;
+  }
+
+  @Test
+  void aTimeoutStopsTheContainerAndTheCliNeverSeesTheAgentsSecrets() throws Exception {
+    Path dir = Files.createTempDirectory("fake-docker");
+    DockerExecutor fake = new DockerExecutor(new ProcessExecutor(vertx, dir.resolve("logs"), 2,
+        Duration.ofSeconds(1)), fakeDocker(dir).toString(), 7);
+    try {
+      ExitReport report = fake.start(new RunSpec("t-late", "busybox", List.of("sleep", "300"), Map.of("RANK", "0"),
+          1, GpuVendor.NVIDIA, List.of())).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertEquals("TimedOut", report.reasonCode());
+      assertEquals("stop --time 7 heteroflow-t-late\n", Files.readString(dir.resolve("stops")),
+          "the timeout stopped the container, not only the CLI");
+      Map<String, String> cli = new java.util.TreeMap<>();
+      report.logTail().lines().filter(line -> line.contains("="))
+          .forEach(line -> cli.put(line.substring(0, line.indexOf('=')), line.substring(line.indexOf('=') + 1)));
+      cli.remove("PWD"); // the stand-in's sh sets it itself
+      assertEquals(DockerExecutor.clientEnvironment(System.getenv()), cli);
+      for (String secret : List.of("HETEROFLOW_ADMIN_TOKEN", "HETEROFLOW_PG_URL")) {
+        assertTrue(System.getenv(secret) != null, secret + " is set for this JVM (surefire)");
+        assertFalse(report.logTail().contains(System.getenv(secret)), secret + " reached the docker CLI");
+      }
+    } finally {
+      fake.close();
+    }
   }
 
   @Test

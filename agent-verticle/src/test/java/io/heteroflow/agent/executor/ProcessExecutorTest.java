@@ -1,28 +1,39 @@
 package io.heteroflow.agent.executor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** Real processes: graceful stop, SIGKILL after the grace period, timeouts, and stops while every worker is busy. */
+/**
+ * Real processes: graceful stop, SIGKILL after the grace period, timeouts, and stops while every worker is busy;
+ * each task a process group of its own that is ended whole (stop, timeout, and the main process exiting with
+ * children left behind); an environment built from nothing, without the agent's secrets (set for this JVM by
+ * the module's surefire configuration).
+ */
 class ProcessExecutorTest {
+  private static final List<String> SECRETS = List.of("HETEROFLOW_ADMIN_TOKEN", "HETEROFLOW_PG_URL");
   private static Vertx vertx;
   private static ProcessExecutor executor;
+  private static Path scratch;
 
   @BeforeAll
   static void start() throws Exception {
     vertx = Vertx.vertx();
+    scratch = Files.createTempDirectory("process-test-scratch");
     executor = new ProcessExecutor(vertx, Files.createTempDirectory("process-test"), 2, Duration.ofSeconds(2));
   }
 
@@ -57,13 +68,19 @@ class ProcessExecutorTest {
     ExitReport report = await(running);
     assertEquals(TaskStatus.STOPPED, report.outcome());
     assertEquals(0, report.exitCode());
-    assertEquals("ready\ngot SIGTERM\n", report.logTail());
+    // SIGTERM goes to the whole group: the shell's foreground sleep dies of it too (sh may say so)
+    assertTrue(report.logTail().matches("ready\n(Terminated\n)?got SIGTERM\n"), report.logTail());
   }
 
   @Test
-  void aTaskIgnoringSigtermIsKilledAfterTheGracePeriod() throws Exception {
-    var running = executor.start(spec("stubborn", "trap '' TERM; echo ready; while true; do sleep 0.1; done", 60));
+  void aTaskIgnoringSigtermIsKilledAfterTheGracePeriodWithItsWholeGroup() throws Exception {
+    // the ignored SIGTERM is inherited by the background child: only SIGKILL of the group ends it
+    Path pidFile = scratch.resolve("stubborn.pid");
+    var running = executor.start(spec("stubborn", "trap '' TERM; sleep 300 & echo $! > " + pidFile
+        + "; echo ready; while true; do sleep 0.1; done", 60));
     awaitLog("stubborn", "ready");
+    long child = Long.parseLong(Files.readString(pidFile).trim());
+    assertTrue(live(child), "the background child runs");
     long started = System.nanoTime();
     executor.stop("stubborn");
     ExitReport report = await(running);
@@ -71,6 +88,93 @@ class ProcessExecutorTest {
     assertEquals(TaskStatus.STOPPED, report.outcome());
     assertEquals(137, report.exitCode(), "SIGKILL");
     assertTrue(tookMs >= 1900, "waited the 2 s grace first, took " + tookMs + " ms");
+    assertFalse(live(child), "the background child was killed with the group");
+  }
+
+  @Test
+  void aStopReachesTheBackgroundChildrenToo() throws Exception {
+    Path pidFile = scratch.resolve("parent.pid");
+    var running = executor.start(spec("parent", "sleep 300 & echo $! > " + pidFile + "; echo ready; wait", 60));
+    awaitLog("parent", "ready");
+    long child = Long.parseLong(Files.readString(pidFile).trim());
+    assertTrue(live(child), "the background child runs");
+    long started = System.nanoTime();
+    executor.stop("parent");
+    assertEquals(TaskStatus.STOPPED, await(running).outcome());
+    assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) < 1900, "SIGTERM was enough");
+    assertFalse(live(child), "SIGTERM reached the child, not only the shell");
+  }
+
+  @Test
+  void aTimeoutEndsTheWholeGroup() throws Exception {
+    Path pidFile = scratch.resolve("late.pid");
+    ExitReport report = await(executor.start(spec("late", "sleep 300 & echo $! > " + pidFile + "; wait", 1)));
+    assertEquals("TimedOut", report.reasonCode());
+    assertFalse(live(Long.parseLong(Files.readString(pidFile).trim())), "the child did not outlive the timeout");
+  }
+
+  @Test
+  void whatTheMainProcessLeavesRunningEndsWithTheTask() throws Exception {
+    Path pidFile = scratch.resolve("leaver.pid");
+    ExitReport report = await(executor.start(spec("leaver", "sleep 300 & echo $! > " + pidFile + "; echo done", 60)));
+    assertEquals(TaskStatus.SUCCEEDED, report.outcome());
+    assertEquals(0, report.exitCode());
+    assertFalse(live(Long.parseLong(Files.readString(pidFile).trim())), "no orphan after the task ended");
+  }
+
+  @Test
+  void eachTaskLeadsAProcessGroupAndSessionOfItsOwn() throws Exception {
+    // /proc/PID/stat: pid (comm) state ppid pgrp session; setsid did not fork, so the shell is the leader
+    ExitReport report = await(executor.start(spec("leader", "cut -d' ' -f1,5,6 /proc/$$/stat", 60)));
+    String[] ids = report.logTail().trim().split(" ");
+    assertEquals(ids[0], ids[1], "pid = process group id: " + report.logTail());
+    assertEquals(ids[0], ids[2], "pid = session id: " + report.logTail());
+  }
+
+  @Test
+  void aTaskEnvironmentIsTheAllowListThenHeteroFlowsThenItsOwnAndNoSecret() throws Exception {
+    SECRETS.forEach(name -> assertTrue(System.getenv(name) != null, name + " is set for this JVM (surefire)"));
+    Map<String, String> injected = Map.of("CUDA_VISIBLE_DEVICES", "1", "HETEROFLOW_TASK_ID", "env-exact",
+        "GREETING", "hi");
+    ExitReport report = await(executor.start(new RunSpec("env-exact", null, List.of("env"), injected, 60,
+        GpuVendor.NVIDIA, List.of(1))));
+    assertEquals(TaskStatus.SUCCEEDED, report.outcome(), report.logTail());
+    Map<String, String> seen = new TreeMap<>();
+    report.logTail().lines().forEach(line -> seen.put(line.substring(0, line.indexOf('=')),
+        line.substring(line.indexOf('=') + 1)));
+    Path work = executor.workDir("env-exact");
+    Map<String, String> expected = new TreeMap<>(injected);
+    expected.put("PATH", System.getenv("PATH"));
+    expected.put("LANG", "C.UTF-8");
+    expected.put("TZ", "UTC");
+    expected.put("HOME", work.resolve("home").toString());
+    expected.put("TMPDIR", work.resolve("tmp").toString());
+    assertEquals(expected, seen);
+    SECRETS.forEach(name -> assertFalse(report.logTail().contains(System.getenv(name)), name + "'s value leaked"));
+  }
+
+  @Test
+  void homeAndTmpdirArePrivateToTheTaskAndRemovedWhenItEnds() throws Exception {
+    ExitReport report = await(executor.start(spec("dirs", "touch $HOME/.cache $TMPDIR/scratch"
+        + " && chmod 000 $TMPDIR && stat -c %a $HOME && echo $HOME $TMPDIR", 60)));
+    assertEquals(TaskStatus.SUCCEEDED, report.outcome(), report.logTail());
+    List<String> lines = report.logTail().lines().toList();
+    assertEquals("700", lines.get(0), "only the agent's user may enter");
+    String[] dirs = lines.get(1).split(" ");
+    assertTrue(dirs[0].startsWith(executor.workDir("dirs").toString()), lines.get(1));
+    assertFalse(Files.exists(Path.of(dirs[0])), "HOME removed");
+    assertFalse(Files.exists(Path.of(dirs[1])), "TMPDIR removed, even made unreadable");
+    assertFalse(Files.exists(executor.workDir("dirs")), "the task's work directory removed");
+  }
+
+  /** A process with this pid exists and is not a zombie. */
+  private static boolean live(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      return !stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+    } catch (java.io.IOException e) {
+      return false;
+    }
   }
 
   @Test

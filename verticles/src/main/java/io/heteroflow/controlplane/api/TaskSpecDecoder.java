@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.protocol.GpuVendor;
+import io.heteroflow.protocol.TaskEnvironment;
 import io.vertx.core.buffer.Buffer;
 import java.util.List;
 import java.util.Map;
@@ -37,9 +38,9 @@ public final class TaskSpecDecoder {
     }
     Map<String, String> env = json.stringMap("env", 256, ENV_KEY, 65536);
     for (String key : env.keySet()) {
-      if (GpuVendor.isVisibilityVariable(key) || key.startsWith("HETEROFLOW_")) {
-        throw ApiError.badField("env." + key, "is set by HeteroFlow from the assigned cards and cannot be given");
-      }
+      TaskEnvironment.whyReserved(key).ifPresent(why -> {
+        throw ApiError.badField("env." + key, "is reserved: it " + why + " and cannot be given");
+      });
     }
     int priority = (int) json.integer("priority", TaskSpec.DEFAULT_PRIORITY, 0, 100);
     boolean preemptible = json.bool("preemptible", false);

@@ -52,6 +52,19 @@ class ApiDecodingTest {
             "env.CUDA_VISIBLE_DEVICES"),
         bad("env sets a HeteroFlow variable", "{" + OK + ",\"env\":{\"HETEROFLOW_TASK_ID\":\"x\"}}",
             "env.HETEROFLOW_TASK_ID"),
+        badEnv("another vendor's visibility variable", "ASCEND_RT_VISIBLE_DEVICES"),
+        badEnv("a device selector", "ROCR_VISIBLE_DEVICES"),
+        badEnv("the device order", "CUDA_DEVICE_ORDER"),
+        badEnv("an MPS limit", "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE"),
+        badEnv("the MPS pipe", "CUDA_MPS_PIPE_DIRECTORY"),
+        badEnv("a preloaded library", "LD_PRELOAD"),
+        badEnv("the library path", "LD_LIBRARY_PATH"),
+        badEnv("the rendezvous address", "MASTER_ADDR"),
+        badEnv("the world size", "WORLD_SIZE"),
+        badEnv("a local rank", "LOCAL_RANK"),
+        badEnv("the node rank", "NODE_RANK"),
+        badEnv("the inference port", "PORT"),
+        badEnv("the per-task home", "HOME"),
         bad("priority above 100", "{" + OK + ",\"priority\":101}", "priority"),
         bad("priority negative", "{" + OK + ",\"priority\":-1}", "priority"),
         bad("priority a string", "{" + OK + ",\"priority\":\"high\"}", "priority"),
@@ -83,6 +96,11 @@ class ApiDecodingTest {
         bad("JSON null", "null", null),
         bad("a bare string", "\"task\"", null),
         bad("empty body", "", null));
+  }
+
+  /** A reserved name in env (protocol TaskEnvironment): 400 naming env.NAME. */
+  private static Arguments badEnv(String what, String name) {
+    return bad("env sets " + what, "{" + OK + ",\"env\":{\"OK_VAR\":\"1\",\"" + name + "\":\"x\"}}", "env." + name);
   }
 
   private static Arguments bad(String what, String body, String field) {
