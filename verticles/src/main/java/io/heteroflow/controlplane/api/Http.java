@@ -95,10 +95,14 @@ final class Http {
       LOG.log(Level.WARNING, "request " + ctx.request().method() + " " + ctx.request().path() + " failed", failure);
       error = new ApiError(500, "internal_error", null, "internal error");
     }
+    sendError(ctx, error);
+  }
+
+  /** Renders a refusal as JSON (directly, where failing the context cannot be routed). */
+  static void sendError(RoutingContext ctx, ApiError error) {
     if (!ctx.response().ended()) {
-      JsonObject body = error.toJson();
       ctx.response().setStatusCode(error.status());
-      end(ctx, "application/json", body.encode());
+      end(ctx, "application/json", error.toJson().encode());
     }
   }
 

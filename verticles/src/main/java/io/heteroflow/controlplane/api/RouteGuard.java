@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.api;
 
 import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
@@ -50,6 +51,11 @@ final class RouteGuard {
     String path = relativePath(ctx);
     if (path == null) {
       ctx.next();
+      return;
+    }
+    if (!api && !validEscapes(path)) {
+      // Vert.x's route matching throws on it (also when routing a failure): answer here, route nothing
+      Http.sendError(ctx, new ApiError(400, "invalid_path", null, "the path is not valid percent-encoding"));
       return;
     }
     String[] segments = segments(path);
@@ -107,13 +113,19 @@ final class RouteGuard {
   private static void checkQuery(RoutingContext ctx, Route route) {
     Collection<String> known = route.getMetadata(QUERY);
     Set<String> accepted = known == null ? Set.of() : Set.copyOf(known);
-    for (String name : ctx.queryParams().names()) {
+    MultiMap query;
+    try {
+      query = ctx.queryParams();
+    } catch (RuntimeException malformed) { // Vert.x wraps netty's IllegalArgumentException in an HttpException
+      throw new ApiError(400, "invalid_query", null, "the query string is not valid percent-encoding");
+    }
+    for (String name : query.names()) {
       if (!accepted.contains(name)) {
         throw new ApiError(400, "unknown_query_parameter", StrictJson.printable(name), "unknown query parameter '"
             + StrictJson.printable(name) + "'" + (accepted.isEmpty() ? "; this route takes none"
             : "; this route takes " + String.join(", ", new TreeSet<>(accepted))));
       }
-      for (String value : ctx.queryParams().getAll(name)) {
+      for (String value : query.getAll(name)) {
         if (value.indexOf('\0') >= 0) {
           throw ApiError.badField(name, "must not contain NUL characters");
         }
@@ -175,6 +187,17 @@ final class RouteGuard {
     List<String> known = ORDER.stream().map(HttpMethod::name).filter(all::contains).toList();
     all.removeAll(known);
     return Stream.concat(known.stream(), all.stream()).collect(Collectors.joining(", "));
+  }
+
+  /** Every {@code %} is followed by two hex digits. */
+  private static boolean validEscapes(String raw) {
+    for (int i = raw.indexOf('%'); i >= 0; i = raw.indexOf('%', i + 1)) {
+      if (i + 2 >= raw.length() || Character.digit(raw.charAt(i + 1), 16) < 0
+          || Character.digit(raw.charAt(i + 2), 16) < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Strict percent-decoding to UTF-8 (empty when an escape or the bytes are malformed). */

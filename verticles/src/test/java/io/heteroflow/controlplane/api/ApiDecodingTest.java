@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.heteroflow.testsupport.ControlPlaneHarness;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.json.JsonObject;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -194,6 +196,31 @@ class ApiDecodingTest {
     }
     assertTrue(checked.size() >= 15, "checked " + checked);
     assertEquals(0, tasksWritten());
+  }
+
+  /** Escapes java.net.URI refuses, sent as raw HTTP/1.1: a 400, not a 500. */
+  @Test
+  void malformedPercentEncodingIsA400() throws Exception {
+    assertRaw("GET /api/v1/nodes/a%ZZ", "400", "invalid_path");
+    assertRaw("GET /api/v1/nodes/a%2", "400", "invalid_path");
+    assertRaw("GET /health%Z", "400", "invalid_path");
+    assertRaw("GET /api/v1/tasks?status=%ZZ", "400", "invalid_query");
+    assertRaw("GET /api/v1/tasks?status=pending", "200", "\"items\"");
+  }
+
+  private static void assertRaw(String requestLine, String status, String bodyPart) throws Exception {
+    String response = raw(requestLine);
+    assertEquals(status, response.split(" ")[1], response);
+    assertTrue(response.contains(bodyPart), response);
+  }
+
+  private static String raw(String requestLine) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", cp.running.httpPort())) {
+      socket.setSoTimeout(20_000);
+      socket.getOutputStream().write((requestLine + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+          + ControlPlaneHarness.ADMIN + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   @Test
