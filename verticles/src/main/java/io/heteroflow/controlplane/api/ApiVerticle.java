@@ -3,6 +3,7 @@ package io.heteroflow.controlplane.api;
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.store.Database;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -45,8 +46,11 @@ public final class ApiVerticle extends VerticleBase {
   public Router router() {
     Router router = Router.router(vertx);
     String openapi = readResource(OPENAPI_RESOURCE);
-    router.get("/health").handler(Http.handle(ctx -> Database.ping(services.pool())
-        .map(ok -> Http.Reply.ok(new JsonObject().put("status", "UP").put("database", "UP")))));
+    router.route().handler(RouteGuard.methods(router));
+    Handler<RoutingContext> health = Http.handle(ctx -> Database.ping(services.pool())
+        .map(ok -> Http.Reply.ok(new JsonObject().put("status", "UP").put("database", "UP"))));
+    router.get("/health").handler(health);
+    router.head("/health").handler(health);
     router.get("/metrics").handler(ctx -> ctx.response()
         .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
         .end(services.meterRegistry().scrape()));
@@ -54,6 +58,7 @@ public final class ApiVerticle extends VerticleBase {
         .putHeader("content-type", "application/yaml").end(openapi));
 
     Router api = Router.router(vertx);
+    api.route().handler(RouteGuard.api(api));
     api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
     api.route().handler(this::authenticate);
     new TaskRoutes(vertx, services).mount(api);

@@ -4,6 +4,8 @@ import io.heteroflow.controlplane.store.IllegalTransitionException;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VertxException;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.pgclient.PgException;
@@ -56,9 +58,19 @@ final class Http {
     }
     ctx.response().setStatusCode(reply.status());
     if (reply.body() instanceof String text) {
-      ctx.response().putHeader("content-type", "text/plain; charset=utf-8").end(text);
+      end(ctx, "text/plain; charset=utf-8", text);
     } else {
-      ctx.response().putHeader("content-type", "application/json").end(String.valueOf(reply.body()));
+      end(ctx, "application/json", String.valueOf(reply.body()));
+    }
+  }
+
+  /** Ends with {@code body}; a HEAD gets its headers only (also over HTTP/2, where Vert.x would send the body). */
+  private static void end(RoutingContext ctx, String contentType, String body) {
+    ctx.response().putHeader("content-type", contentType);
+    if (ctx.request().method() == HttpMethod.HEAD) {
+      ctx.response().putHeader("content-length", String.valueOf(Buffer.buffer(body).length())).end();
+    } else {
+      ctx.response().end(body);
     }
   }
 
@@ -83,9 +95,14 @@ final class Http {
       LOG.log(Level.WARNING, "request " + ctx.request().method() + " " + ctx.request().path() + " failed", failure);
       error = new ApiError(500, "internal_error", null, "internal error");
     }
+    sendError(ctx, error);
+  }
+
+  /** Renders a refusal as JSON (directly, where failing the context cannot be routed). */
+  static void sendError(RoutingContext ctx, ApiError error) {
     if (!ctx.response().ended()) {
-      JsonObject body = error.toJson();
-      ctx.response().setStatusCode(error.status()).putHeader("content-type", "application/json").end(body.encode());
+      ctx.response().setStatusCode(error.status());
+      end(ctx, "application/json", error.toJson().encode());
     }
   }
 

@@ -34,7 +34,7 @@ final class PluginRoutes {
 
   void mount(Router api) {
     api.get("/scheduler/plugins").handler(Http.handle(ctx -> effective()));
-    api.post("/plugins/:name").handler(Http.handle(this::toggle));
+    api.post("/plugins/:name").putMetadata(RouteGuard.QUERY, List.of("action")).handler(Http.handle(this::toggle));
     api.put("/plugins/:name").handler(Http.handle(this::configure));
   }
 

@@ -37,9 +37,10 @@ final class StrictJson {
     }
     for (String field : object.fieldNames()) {
       if (!knownFields.contains(field)) {
-        throw ApiError.unknownField(field);
+        throw ApiError.unknownField(printable(field));
       }
     }
+    checkText("", object);
     return new StrictJson(object);
   }
 
@@ -161,6 +162,62 @@ final class StrictJson {
       throw ApiError.badField(field, "must match " + pattern.pattern());
     }
     return value;
+  }
+
+  /**
+   * Every string of the body, keys included, at any depth, must be text PostgreSQL can store: no NUL and no
+   * lone UTF-16 surrogate (JSON lets {@code "\\ud800"} through; it would be written as '?'). A refusal names
+   * the JSON path ({@code env.KEY}, {@code command[1]}).
+   */
+  private static void checkText(String path, Object value) {
+    if (value instanceof JsonObject object) {
+      for (Map.Entry<String, Object> entry : object) {
+        String child = path.isEmpty() ? printable(entry.getKey()) : path + "." + printable(entry.getKey());
+        String problem = textProblem(entry.getKey());
+        if (problem != null) {
+          throw ApiError.badField(child, "key " + problem);
+        }
+        checkText(child, entry.getValue());
+      }
+    } else if (value instanceof JsonArray array) {
+      for (int i = 0; i < array.size(); i++) {
+        checkText(path + "[" + i + "]", array.getValue(i));
+      }
+    } else if (value instanceof String text) {
+      String problem = textProblem(text);
+      if (problem != null) {
+        throw ApiError.badField(path, problem);
+      }
+    }
+  }
+
+  /** Why {@code text} cannot be stored, or null. */
+  private static String textProblem(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\0') {
+        return "must not contain NUL characters";
+      }
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return String.format("must not contain a lone UTF-16 surrogate (\\u%04x at index %d)", (int) c, i);
+      }
+    }
+    return null;
+  }
+
+  /** {@code text} with NUL, other control characters and surrogates written as {@code \\uXXXX} (for messages). */
+  static String printable(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    text.chars().forEach(c -> {
+      if (c < 0x20 || c == 0x7f || Character.isSurrogate((char) c)) {
+        out.append(String.format("\\u%04x", c));
+      } else {
+        out.append((char) c);
+      }
+    });
+    return out.toString();
   }
 
   private static String firstLine(String message) {

@@ -17,13 +17,20 @@ import io.vertx.ext.web.RoutingContext;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 /** {@code /api/v1/tasks}: submit, read, list, stop, logs, events. A tenant sees only its own tasks (404 otherwise). */
 final class TaskRoutes {
   private static final int MAX_IDEMPOTENCY_KEY = 128;
   private static final long LOGS_TIMEOUT_MS = 3000;
+  /** The reason of a stop asked for here (replaces a pending task's last reason, e.g. InsufficientResources). */
+  static final String STOPPED_BY_USER = "StoppedByUser";
   private final Vertx vertx;
   private final Services services;
 
@@ -34,7 +41,7 @@ final class TaskRoutes {
 
   void mount(Router api) {
     api.post("/tasks").handler(Http.handle(this::create));
-    api.get("/tasks").handler(Http.handle(this::list));
+    api.get("/tasks").putMetadata(RouteGuard.QUERY, List.of("status", "limit")).handler(Http.handle(this::list));
     api.get("/tasks/:id").handler(Http.handle(ctx -> visibleTask(ctx).map(task -> Reply.ok(TaskView.of(task)))));
     api.post("/tasks/:id/stop").handler(Http.handle(this::stop));
     api.get("/tasks/:id/logs").handler(Http.handle(this::logs));
@@ -64,16 +71,16 @@ final class TaskRoutes {
 
   private Future<Reply> list(RoutingContext ctx) {
     Principal principal = Http.principal(ctx);
-    String statusParam = ctx.queryParams().get("status");
-    TaskStatus status = null;
-    if (statusParam != null) {
-      try {
-        status = TaskStatus.fromWire(statusParam);
-      } catch (IllegalArgumentException e) {
-        throw ApiError.badField("status", "unknown status '" + statusParam + "'");
+    Set<TaskStatus> statuses = EnumSet.noneOf(TaskStatus.class);
+    for (String statusParam : ctx.queryParams().getAll("status")) {
+      for (String wire : statusParam.split(",", -1)) {
+        statuses.add(status(wire.trim()));
       }
     }
     int limit = 100;
+    if (ctx.queryParams().getAll("limit").size() > 1) {
+      throw ApiError.badField("limit", "must be given once");
+    }
     String limitParam = ctx.queryParams().get("limit");
     if (limitParam != null) {
       try {
@@ -85,11 +92,23 @@ final class TaskRoutes {
         throw ApiError.badField("limit", "must be between 1 and 1000");
       }
     }
-    return services.tasks().list(principal.admin() ? null : principal.tenant(), status, limit).map(tasks -> {
+    return services.tasks().list(principal.admin() ? null : principal.tenant(), statuses, limit).map(tasks -> {
       JsonArray items = new JsonArray();
       tasks.forEach(task -> items.add(TaskView.of(task)));
       return Reply.ok(new JsonObject().put("items", items).put("count", items.size()));
     });
+  }
+
+  /** One wire status of {@code ?status=}; a 400 listing the valid ones otherwise. */
+  private static TaskStatus status(String wire) {
+    for (TaskStatus status : TaskStatus.values()) {
+      if (status.wire().equals(wire)) {
+        return status;
+      }
+    }
+    throw ApiError.badField("status", "unknown status '" + StrictJson.printable(wire) + "'; valid: "
+        + Arrays.stream(TaskStatus.values()).map(TaskStatus::wire).collect(Collectors.joining(", "))
+        + " (several: status=pending,running)");
   }
 
   /** Stop (SPEC §7): pending → stopped at once; placed → stopping, and the agent is told (SIGTERM, grace, SIGKILL). */
@@ -107,7 +126,7 @@ final class TaskRoutes {
           .withCurrentStatus(from.wire());
     }
     TaskStatus to = from == TaskStatus.PENDING ? TaskStatus.STOPPED : TaskStatus.STOPPING;
-    return services.tasks().transition(task.id(), from, to, new TaskStore.Details(null, null, null, "stopped by user"))
+    return services.tasks().transition(task.id(), from, to, new TaskStore.Details(null, null, STOPPED_BY_USER, "stopped by user"))
         .compose(won -> {
           if (!won) {
             if (attemptsLeft == 0) {

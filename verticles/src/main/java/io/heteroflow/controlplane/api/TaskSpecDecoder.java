@@ -32,9 +32,15 @@ public final class TaskSpecDecoder {
       throw ApiError.badField("type", "must be one of job, training, inference (was '" + type + "')");
     }
     String image = json.string("image", null, 512, null);
+    if (image != null && image.isBlank()) {
+      throw ApiError.badField("image", "must not be blank");
+    }
     List<String> command = json.stringList("command", 256, 65536, false);
     if (command.isEmpty() && image == null) {
       throw ApiError.badField("command", "is required (a non-empty array) unless an image is given");
+    }
+    if (!command.isEmpty() && command.get(0).isBlank()) {
+      throw ApiError.badField("command[0]", "must not be blank (it is the program to run)");
     }
     Map<String, String> env = json.stringMap("env", 256, ENV_KEY, 65536);
     for (String key : env.keySet()) {

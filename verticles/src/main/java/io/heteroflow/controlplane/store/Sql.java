@@ -37,7 +37,7 @@ final class Sql {
       "SELECT request_sha256, " + TASK_COLUMNS + " FROM tasks WHERE tenant = $1 AND idempotency_key = $2";
   static final String TASK_BY_ID = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE id = $1";
   static final String TASKS_FILTERED = "SELECT " + TASK_COLUMNS + " FROM tasks"
-      + " WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text IS NULL OR status = $2)"
+      + " WHERE ($1::text IS NULL OR tenant = $1) AND ($2::text[] IS NULL OR status = ANY($2))"
       + " ORDER BY created_at DESC, id LIMIT $3";
   static final String TASK_LOG_TAIL = "SELECT log_tail FROM tasks WHERE id = $1";
   static final String TASK_EVENTS =

@@ -104,9 +104,11 @@ public final class TaskStore {
     return pool.preparedQuery(Sql.TASK_BY_ID).execute(Tuple.of(id)).map(TaskStore::first);
   }
 
-  public Future<List<TaskRecord>> list(String tenant, TaskStatus status, int limit) {
+  /** Newest first; {@code tenant} null for all tenants, {@code statuses} empty for every status. */
+  public Future<List<TaskRecord>> list(String tenant, java.util.Collection<TaskStatus> statuses, int limit) {
+    String[] wire = statuses.isEmpty() ? null : statuses.stream().map(TaskStatus::wire).toArray(String[]::new);
     return pool.preparedQuery(Sql.TASKS_FILTERED)
-        .execute(Tuple.of(tenant, status == null ? null : status.wire(), limit))
+        .execute(Tuple.of(tenant, wire, limit))
         .map(TaskStore::all);
   }
 

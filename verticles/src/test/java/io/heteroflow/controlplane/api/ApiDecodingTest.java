@@ -4,8 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.testsupport.ControlPlaneHarness;
+import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.json.JsonObject;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,6 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Strict decoding (SPEC §10): each bad input is a 4xx naming the field, and nothing is written. */
 class ApiDecodingTest {
   private static ControlPlaneHarness cp;
+  private static final Pattern PARAM = Pattern.compile("\\{([A-Za-z]+)}");
   private static final String OK = "\"name\":\"t\",\"command\":[\"true\"]";
 
   @BeforeAll
@@ -91,6 +99,28 @@ class ApiDecodingTest {
         bad("labels a string", "{" + OK + ",\"labels\":\"nvlink\"}", "labels"),
         bad("group_id a number", "{" + OK + ",\"group_id\":7}", "group_id"),
         bad("image a number", "{" + OK + ",\"image\":7}", "image"),
+        bad("image blank without command", "{\"name\":\"t\",\"image\":\"  \"}", "image"),
+        bad("image empty with a command", "{" + OK + ",\"image\":\"\"}", "image"),
+        bad("command program blank", "{\"name\":\"t\",\"command\":[\" \",\"x\"]}", "command[0]"),
+        bad("command program empty", "{\"name\":\"t\",\"command\":[\"\"]}", "command[0]"),
+        bad("lone high surrogate in name", "{\"name\":\"t\\ud800\",\"command\":[\"true\"]}", "name"),
+        bad("lone low surrogate in group_id", "{" + OK + ",\"group_id\":\"g\\udc00\"}", "group_id"),
+        bad("surrogates reversed in image", "{" + OK + ",\"image\":\"i\\ude00\\ud83d\"}", "image"),
+        bad("lone surrogate in a command item", "{\"name\":\"t\",\"command\":[\"echo\",\"\\ud800\"]}",
+            "command[1]"),
+        bad("lone surrogate in an env value", "{" + OK + ",\"env\":{\"X\":\"\\ud800\"}}", "env.X"),
+        bad("lone surrogate in an env key", "{" + OK + ",\"env\":{\"\\ud800\":\"x\"}}", "env.\\ud800"),
+        bad("lone surrogate in a label value", "{" + OK + ",\"labels\":{\"a\":\"\\udfff\"}}", "labels.a"),
+        bad("lone surrogate in a node_selector value", "{" + OK + ",\"node_selector\":{\"pool\":\"\\ud800\"}}",
+            "node_selector.pool"),
+        bad("lone surrogate in a gpu_model item", "{" + OK + ",\"gpu_model\":[\"\\ud800\"]}", "gpu_model[0]"),
+        bad("NUL in an env value", "{" + OK + ",\"env\":{\"X\":\"a\\u0000b\"}}", "env.X"),
+        bad("NUL in an env key", "{" + OK + ",\"env\":{\"A\\u0000\":\"x\"}}", "env.A\\u0000"),
+        bad("NUL in a label value", "{" + OK + ",\"labels\":{\"a\":\"\\u0000\"}}", "labels.a"),
+        bad("NUL in a node_selector key", "{" + OK + ",\"node_selector\":{\"p\\u0000\":\"x\"}}",
+            "node_selector.p\\u0000"),
+        bad("NUL in the image", "{" + OK + ",\"image\":\"img\\u0000\"}", "image"),
+        bad("unknown field with NUL in its name", "{" + OK + ",\"x\\u0000\":1}", "x\\u0000"),
         bad("malformed JSON", "{\"name\":", null),
         bad("a JSON array", "[]", null),
         bad("JSON null", "null", null),
@@ -143,6 +173,95 @@ class ApiDecodingTest {
     assertField(cp.call("GET", "/api/v1/tasks?limit=0", admin, null), 400, "limit");
     assertEquals(0, tasksWritten());
     assertEquals(1, count("SELECT count(*) FROM tenants"), "only the built-in tenant");
+  }
+
+  /** Every route with a path parameter, also one added later: a NUL in it is a 400 naming the parameter. */
+  @Test
+  void nulInAnyPathParameterIsA400NamingIt() throws Exception {
+    List<String> checked = new ArrayList<>();
+    for (String route : ApiContractTest.routes(cp)) {
+      String[] methodAndPath = route.split(" ", 2);
+      Matcher param = PARAM.matcher(methodAndPath[1]);
+      while (param.find()) {
+        String path = methodAndPath[1].replace(param.group(), "a%00b").replaceAll("\\{[A-Za-z]+}", "x");
+        String body = methodAndPath[0].equals("GET") ? null : "{}";
+        assertField(cp.call(methodAndPath[0], path, ControlPlaneHarness.ADMIN, body), 400, param.group(1));
+        checked.add(route);
+      }
+    }
+    assertTrue(checked.size() >= 9, "checked " + checked);
+    assertField(cp.call("GET", "/api/v1/nodes/%ED%A0%80", ControlPlaneHarness.ADMIN, null), 400, "id");
+    assertField(cp.call("PUT", "/api/v1/nodes/n%001/labels", ControlPlaneHarness.ADMIN, "{\"labels\":{}}"), 400,
+        "id");
+    assertEquals(0, tasksWritten());
+  }
+
+  /** Every API route, also one added later: a query parameter it does not take is a 400 naming it. */
+  @Test
+  void unknownQueryParameterIsA400OnEveryRoute() throws Exception {
+    List<String> checked = new ArrayList<>();
+    for (String route : ApiContractTest.routes(cp)) {
+      String[] methodAndPath = route.split(" ", 2);
+      if (!methodAndPath[1].startsWith("/api/v1/") || methodAndPath[1].equals("/api/v1/openapi.yaml")) {
+        continue;
+      }
+      String path = methodAndPath[1].replaceAll("\\{[A-Za-z]+}", "x") + "?stauts=pending";
+      HttpResponse<String> response = cp.call(methodAndPath[0], path, ControlPlaneHarness.ADMIN,
+          methodAndPath[0].equals("GET") ? null : "{}");
+      assertField(response, 400, "stauts");
+      assertEquals("unknown_query_parameter", new JsonObject(response.body()).getString("code"), route);
+      checked.add(route);
+    }
+    assertTrue(checked.size() >= 15, "checked " + checked);
+    assertEquals(0, tasksWritten());
+  }
+
+  /** Escapes java.net.URI refuses, sent as raw HTTP/1.1: a 400, not a 500. */
+  @Test
+  void malformedPercentEncodingIsA400() throws Exception {
+    assertRaw("GET /api/v1/nodes/a%ZZ", "400", "invalid_path");
+    assertRaw("GET /api/v1/nodes/a%2", "400", "invalid_path");
+    assertRaw("GET /health%Z", "400", "invalid_path");
+    assertRaw("GET /api/v1/tasks?status=%ZZ", "400", "invalid_query");
+    assertRaw("GET /api/v1/tasks?status=pending", "200", "\"items\"");
+  }
+
+  private static void assertRaw(String requestLine, String status, String bodyPart) throws Exception {
+    String response = raw(requestLine);
+    assertEquals(status, response.split(" ")[1], response);
+    assertTrue(response.contains(bodyPart), response);
+  }
+
+  private static String raw(String requestLine) throws Exception {
+    try (Socket socket = new Socket("127.0.0.1", cp.running.httpPort())) {
+      socket.setSoTimeout(20_000);
+      socket.getOutputStream().write((requestLine + " HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+          + ControlPlaneHarness.ADMIN + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void queryParametersAreChecked() throws Exception {
+    String admin = ControlPlaneHarness.ADMIN;
+    HttpResponse<String> typo = cp.call("GET", "/api/v1/tasks?stauts=pending", admin, null);
+    assertField(typo, 400, "stauts");
+    assertTrue(new JsonObject(typo.body()).getString("message").contains("limit, status"), typo.body());
+    HttpResponse<String> invalid = cp.call("GET", "/api/v1/tasks?status=pending,sleeping", admin, null);
+    assertField(invalid, 400, "status");
+    for (TaskStatus status : TaskStatus.values()) {
+      assertTrue(new JsonObject(invalid.body()).getString("message").contains(status.wire()), invalid.body());
+    }
+    assertField(cp.call("GET", "/api/v1/tasks?status=", admin, null), 400, "status");
+    assertField(cp.call("GET", "/api/v1/tasks?status=Pending", admin, null), 400, "status");
+    assertField(cp.call("GET", "/api/v1/tasks?status=pending%00", admin, null), 400, "status");
+    assertField(cp.call("GET", "/api/v1/tasks?limit=ten", admin, null), 400, "limit");
+    assertField(cp.call("GET", "/api/v1/tasks?limit=1001", admin, null), 400, "limit");
+    assertField(cp.call("GET", "/api/v1/tasks?limit=-1", admin, null), 400, "limit");
+    assertField(cp.call("GET", "/api/v1/tasks?limit=1&limit=2", admin, null), 400, "limit");
+    assertField(cp.call("GET", "/api/v1/nodes?limit=5", admin, null), 400, "limit");
+    assertField(cp.call("POST", "/api/v1/plugins/spread?action=enable&force=1", admin, null), 400, "force");
+    assertEquals(200, cp.call("GET", "/api/v1/tasks?status=pending,running&limit=1000", admin, null).statusCode());
   }
 
   @Test
