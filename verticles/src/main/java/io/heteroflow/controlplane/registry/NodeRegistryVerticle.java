@@ -95,7 +95,7 @@ public final class NodeRegistryVerticle extends VerticleBase {
         LOG.info("node " + nodeId + ": " + count + " running task(s) lost in an agent restart settled as failed");
         vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "resources freed"));
       }
-      settled.stream().filter(Future::failed).findFirst().ifPresent(f -> LOG.log(Level.FINE,
+      settled.stream().filter(Future::failed).findFirst().ifPresent(f -> LOG.log(Level.WARNING,
           "settling a lost task failed", f.cause()));
       return Future.succeededFuture();
     });
