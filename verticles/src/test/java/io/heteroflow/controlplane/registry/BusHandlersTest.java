@@ -150,6 +150,17 @@ class BusHandlersTest {
   }
 
   @Test
+  void anAgentAskedToStopATaskItDoesNotKnowSaysSoTruthfully() throws Exception {
+    String id = cp.submit("{\"name\":\"ghost\",\"command\":[\"true\"],\"node_selector\":{\"no\":\"such-node\"}}");
+    // stopping on the agent's node, though the agent never saw it (as after an agent restart)
+    await(cp.pool().preparedQuery("UPDATE tasks SET status = 'stopping', node_id = $2 WHERE id = $1")
+        .execute(io.vertx.sqlclient.Tuple.of(UUID.fromString(id), AGENT)));
+    JsonObject task = cp.awaitStatus(id, "stopped");
+    String message = task.getJsonObject("reason").getString("message");
+    assertTrue(message.startsWith("the agent of " + AGENT + " is not running it"), message);
+  }
+
+  @Test
   void aWellFormedHeartbeatIsStillAnswered() throws Exception {
     JsonObject reply = (JsonObject) await(cp.vertx.eventBus().request(BusAddresses.NODE_HEARTBEAT,
         new JsonObject().put("node_id", "bus-ok").put("boot_id", "b").put("seq", 1).put("active_tasks",
