@@ -118,10 +118,9 @@ public final class BusPayload {
   }
 
   public Integer optionalInteger(String field) {
-    Number value = typed(field, Number.class, "an integer");
-    if (value != null && (value.doubleValue() != Math.rint(value.doubleValue())
-        || value.longValue() != value.intValue())) {
-      throw bad(field, "an integer is required");
+    Long value = optionalLong(field);
+    if (value != null && value != value.intValue()) {
+      throw bad(field, "an integer of 32 bits is required");
     }
     return value == null ? null : value.intValue();
   }
