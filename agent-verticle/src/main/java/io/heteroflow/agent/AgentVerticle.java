@@ -8,6 +8,7 @@ import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.agent.transport.AgentTransport;
 import io.heteroflow.agent.transport.EventBusTransport;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.BusPayload;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.ShardQos;
 import io.heteroflow.protocol.TaskEnvironment;
@@ -43,6 +44,7 @@ public final class AgentVerticle extends VerticleBase {
   private final TaskExecutor executor;
   private final long heartbeatMs;
   private final String bootId = UUID.randomUUID().toString();
+  private final java.time.Instant startedAt = java.time.Instant.now();
   private final Set<String> known = new HashSet<>();
   private final Set<String> stopBeforeStart = new HashSet<>();
   private AgentTransport transport;
@@ -68,7 +70,8 @@ public final class AgentVerticle extends VerticleBase {
       transport = new EventBusTransport(vertx.eventBus(), REQUEST_TIMEOUT_MS);
     }
     transport.onMessage(BusAddresses.agentRun(node.nodeId()), this::pushed);
-    transport.onMessage(BusAddresses.agentStop(node.nodeId()), message -> stop(message.getString("task_id")));
+    transport.onMessage(BusAddresses.agentStop(node.nodeId()),
+        message -> stop(BusPayload.of(message).uuid("task_id").toString()));
     transport.onRequest(BusAddresses.agentLogs(node.nodeId()), this::logs);
     vertx.setPeriodic(0, heartbeatMs, id -> heartbeat());
     return Future.succeededFuture();
@@ -107,13 +110,33 @@ public final class AgentVerticle extends VerticleBase {
    * PostgreSQL, delivers it.
    */
   private void pushed(JsonObject task) {
-    long term = task.getLong("term", 0L);
+    long term = validRun(BusPayload.of(task));
     if (term < highestTerm) {
       LOG.info("ignoring a run from term " + term + " on " + node.nodeId() + ": term " + highestTerm + " seen");
       return;
     }
     highestTerm = term;
     run(task);
+  }
+
+  /** Refuses (400 naming the field) a run whose fields are not of the types the agent reads; answers its term. */
+  private static long validRun(BusPayload run) {
+    run.uuid("task_id");
+    run.optionalString("image");
+    run.strings("command");
+    run.optionalObject("env");
+    run.integers("gpu_indices");
+    BusPayload shard = run.optionalObject("shard");
+    if (shard != null) {
+      shard.requiredInteger("card_index");
+      shard.optionalLong("memory_mb");
+      shard.optionalInteger("compute_percent");
+      shard.optionalString("qos");
+    }
+    run.optionalInteger("host_port");
+    run.optionalInteger("timeout_seconds");
+    Long term = run.optionalLong("term");
+    return term == null ? 0L : term;
   }
 
   private void run(JsonObject task) {
@@ -145,7 +168,7 @@ public final class AgentVerticle extends VerticleBase {
           }
         })
         .onFailure(e -> {
-          if (attempt < CLAIM_ATTEMPTS) {
+          if (attempt < CLAIM_ATTEMPTS && BusPayload.retryable(e)) {
             vertx.setTimer(REPORT_RETRY_MS, id -> claim(task, attempt + 1));
           } else {
             known.remove(taskId);
@@ -212,7 +235,8 @@ public final class AgentVerticle extends VerticleBase {
       stopBeforeStart.add(taskId);
       return;
     }
-    report(taskId, new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "stopped before it started", null), 0);
+    report(taskId, new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "the agent of " + node.nodeId()
+        + " is not running it: it never started under this agent process (started " + startedAt + ")", null), 0);
   }
 
   /** Reports a result until the control plane answers (its CAS makes a repeated report harmless). */
@@ -223,7 +247,7 @@ public final class AgentVerticle extends VerticleBase {
     transport.request(BusAddresses.TASK_REPORT, body)
         .onSuccess(reply -> known.remove(taskId))
         .onFailure(e -> {
-          if (attempt < 100) {
+          if (attempt < 100 && BusPayload.retryable(e)) {
             vertx.setTimer(REPORT_RETRY_MS, id -> report(taskId, exit, attempt + 1));
           } else {
             LOG.warning("giving up reporting " + taskId + " from " + node.nodeId() + ": " + e.getMessage());
@@ -232,9 +256,11 @@ public final class AgentVerticle extends VerticleBase {
         });
   }
 
-  private Future<JsonObject> logs(JsonObject request) {
-    String taskId = request.getString("task_id", "");
-    int limit = request.getInteger("max_bytes", 1 << 20);
+  private Future<JsonObject> logs(JsonObject body) {
+    BusPayload request = BusPayload.of(body);
+    String taskId = request.uuid("task_id").toString();
+    Integer maxBytes = request.optionalInteger("max_bytes");
+    int limit = maxBytes == null ? 1 << 20 : maxBytes;
     return vertx.executeBlocking(() -> executor.logs(taskId, limit))
         .map(text -> new JsonObject().put("task_id", taskId).put("text", text));
   }

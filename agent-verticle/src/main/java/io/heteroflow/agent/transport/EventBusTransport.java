@@ -1,5 +1,6 @@
 package io.heteroflow.agent.transport;
 
+import io.heteroflow.protocol.BusPayload;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -22,15 +23,17 @@ public final class EventBusTransport implements AgentTransport {
     return bus.<JsonObject>request(address, body, options).map(reply -> reply.body());
   }
 
+  /** A malformed message (not a JSON object, a field of the wrong type) is refused with 400 (BusPayload). */
   @Override
   public void onMessage(String address, Consumer<JsonObject> handler) {
-    bus.<JsonObject>consumer(address, message -> handler.accept(message.body()));
+    bus.consumer(address, message -> BusPayload.answer(message, payload -> {
+      handler.accept(payload.json());
+      return Future.succeededFuture();
+    }));
   }
 
   @Override
   public void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
-    bus.<JsonObject>consumer(address, message -> handler.apply(message.body())
-        .onSuccess(message::reply)
-        .onFailure(e -> message.fail(500, String.valueOf(e.getMessage()))));
+    bus.consumer(address, message -> BusPayload.answer(message, payload -> handler.apply(payload.json())));
   }
 }

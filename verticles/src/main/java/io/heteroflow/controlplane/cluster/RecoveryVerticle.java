@@ -14,10 +14,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The backlog-recovery beat (SPEC §2, leader only): tasks stuck in a transitional state on a node that has been
- * offline past the grace period are settled by CAS — {@code scheduled} back to {@code pending} (it never
- * started), {@code stopping} to {@code stopped}, {@code preempting} back to {@code pending} — and a round is
- * kicked so nothing waits for the next tick. Running tasks are left alone: their node may come back.
+ * The backlog-recovery beat (SPEC §2, leader only): active tasks on a node that has been offline past the grace
+ * period are settled by CAS — {@code scheduled} back to {@code pending} (it never started), {@code stopping} to
+ * {@code stopped}, {@code preempting} back to {@code pending}, {@code running} to {@code failed} with reason
+ * {@code NodeLost} — through the same transition as an agent's report (cards and shards released, ledger entry,
+ * event), and a round is kicked so nothing waits for the next tick. (Running tasks a restarted agent no longer
+ * reports are settled by the heartbeats: NodeRegistryVerticle.)
  */
 public final class RecoveryVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(RecoveryVerticle.class.getName());
@@ -57,6 +59,10 @@ public final class RecoveryVerticle extends VerticleBase {
   }
 
   private Future<Boolean> settle(UUID id, TaskStatus status) {
+    if (status == TaskStatus.RUNNING) {
+      return services.tasks().transition(id, status, TaskStatus.FAILED, new TaskStore.Details(null, null, "NodeLost",
+          "its node stayed offline past the grace period while it ran: the task is lost"));
+    }
     TaskStatus target = status == TaskStatus.STOPPING ? TaskStatus.STOPPED : TaskStatus.PENDING;
     return services.tasks().transition(id, status, target,
         new TaskStore.Details(null, null, "NodeLost", "its node went offline before the agent confirmed"));

@@ -7,12 +7,14 @@ import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.Message;
+import io.heteroflow.protocol.BusPayload;
 import io.vertx.core.json.JsonObject;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.regex.Pattern;
 
 /**
  * The control plane's side of the agents: applies heartbeats (newest sequence wins, liveness by receipt
@@ -21,8 +23,8 @@ import java.util.regex.Pattern;
  */
 public final class NodeRegistryVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(NodeRegistryVerticle.class.getName());
-  private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
-  private static final int BAD_REQUEST = 400;
+  private static final Set<TaskStatus> OUTCOMES = EnumSet.of(TaskStatus.SUCCEEDED, TaskStatus.FAILED,
+      TaskStatus.STOPPED);
   private final Services services;
   private final int offlineGraceSeconds;
   private final long ledgerCheckMs;
@@ -35,9 +37,9 @@ public final class NodeRegistryVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.NODE_HEARTBEAT, this::heartbeat);
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.TASK_CLAIM, this::claim);
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.TASK_REPORT, this::report);
+    vertx.eventBus().consumer(BusAddresses.NODE_HEARTBEAT, message -> BusPayload.answer(message, this::heartbeat));
+    vertx.eventBus().consumer(BusAddresses.TASK_CLAIM, message -> BusPayload.answer(message, this::claim));
+    vertx.eventBus().consumer(BusAddresses.TASK_REPORT, message -> BusPayload.answer(message, this::report));
     vertx.setPeriodic(Math.max(1000, offlineGraceSeconds * 1000L / 3), id -> leaderOnly(() -> services.nodes()
         .markSilentNodesOffline(offlineGraceSeconds)
         .onSuccess(sweep -> {
@@ -67,25 +69,45 @@ public final class NodeRegistryVerticle extends VerticleBase {
     }
   }
 
-  private void heartbeat(Message<JsonObject> message) {
-    JsonObject body = message.body();
-    String nodeId = body == null ? null : body.getString("node_id");
-    if (nodeId == null || !NODE_ID.matcher(nodeId).matches()) {
-      message.fail(BAD_REQUEST, "node_id: required, " + NODE_ID.pattern());
-      return;
-    }
-    services.nodes().applyHeartbeat(body)
-        .compose(applied -> services.tasks().tasksForAgent(nodeId)
-            .map(tasks -> AgentMessages.reconciliation(applied, tasks)))
-        .onSuccess(message::reply)
-        .onFailure(e -> fail(message, "heartbeat of " + nodeId, e));
+  private Future<JsonObject> heartbeat(BusPayload beat) {
+    String nodeId = Heartbeats.validNodeId(beat);
+    Heartbeats.validate(beat);
+    return services.nodes().heartbeat(beat.json())
+        .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
+            .compose(v -> services.tasks().tasksForAgent(nodeId))
+            .map(tasks -> AgentMessages.reconciliation(outcome.applied(), tasks)));
   }
 
-  private void claim(Message<JsonObject> message) {
-    JsonObject body = message.body();
-    withTask(message, body).compose(task -> {
-      boolean ownNode = body.getString("node_id", "").equals(task.nodeId());
-      if (ownNode && task.status() == TaskStatus.RUNNING && body.getBoolean("retry", false)) {
+  /**
+   * Fails the running tasks the restarted agent of {@code nodeId} has not reported in two heartbeats, through
+   * the same CAS and release as a report; a failed settlement is repeated by the next heartbeat.
+   */
+  private Future<Void> settleLost(String nodeId, List<UUID> lost) {
+    if (lost.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    List<Future<Boolean>> settled = lost.stream().map(id -> services.tasks().transition(id, TaskStatus.RUNNING,
+        TaskStatus.FAILED, new TaskStore.Details(null, null, "AgentRestarted", "the agent of node " + nodeId
+            + " restarted and did not report the task in two heartbeats: its process is gone"))).toList();
+    return Future.join(settled).transform(done -> {
+      long count = settled.stream().filter(f -> f.succeeded() && f.result()).count();
+      if (count > 0) {
+        LOG.info("node " + nodeId + ": " + count + " running task(s) lost in an agent restart settled as failed");
+        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "resources freed"));
+      }
+      settled.stream().filter(Future::failed).findFirst().ifPresent(f -> LOG.log(Level.WARNING,
+          "settling a lost task failed", f.cause()));
+      return Future.succeededFuture();
+    });
+  }
+
+  private Future<JsonObject> claim(BusPayload claim) {
+    UUID id = claim.uuid("task_id");
+    String nodeId = claim.requiredString("node_id");
+    boolean retry = claim.bool("retry", false);
+    return task(id).compose(task -> {
+      boolean ownNode = nodeId.equals(task.nodeId());
+      if (ownNode && task.status() == TaskStatus.RUNNING && retry) {
         // the agent's first claim went through but its reply was lost: the agent has not started it
         return Future.succeededFuture(new JsonObject().put("claimed", true));
       }
@@ -94,28 +116,23 @@ public final class NodeRegistryVerticle extends VerticleBase {
       }
       return services.tasks().transition(task.id(), TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)
           .map(won -> new JsonObject().put("claimed", won));
-    }).onSuccess(message::reply).onFailure(e -> fail(message, "claim", e));
+    });
   }
 
-  private void report(Message<JsonObject> message) {
-    JsonObject body = message.body();
-    TaskStatus outcome;
-    try {
-      outcome = TaskStatus.fromWire(body.getString("outcome", ""));
-    } catch (IllegalArgumentException e) {
-      message.fail(BAD_REQUEST, "outcome: one of succeeded, failed, stopped");
-      return;
-    }
-    TaskStore.Details details = new TaskStore.Details(body.getInteger("exit_code"), body.getString("log_tail"),
-        body.getString("reason_code"), body.getString("message"));
-    withTask(message, body).compose(task -> settle(task, body.getString("node_id", ""), outcome, details, 3))
-        .onSuccess(settled -> {
-          message.reply(new JsonObject().put("settled", settled));
-          if (settled) {
-            vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "resources freed"));
-          }
-        })
-        .onFailure(e -> fail(message, "report", e));
+  private Future<JsonObject> report(BusPayload report) {
+    UUID id = report.uuid("task_id");
+    String nodeId = report.requiredString("node_id");
+    String wire = report.requiredString("outcome");
+    TaskStatus outcome = OUTCOMES.stream().filter(status -> status.wire().equals(wire)).findFirst()
+        .orElseThrow(() -> report.bad("outcome", "one of succeeded, failed, stopped"));
+    TaskStore.Details details = new TaskStore.Details(report.optionalInteger("exit_code"),
+        report.optionalString("log_tail"), report.optionalString("reason_code"), report.optionalString("message"));
+    return task(id).compose(task -> settle(task, nodeId, outcome, details, 3)).map(settled -> {
+      if (settled) {
+        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "resources freed"));
+      }
+      return new JsonObject().put("settled", settled);
+    });
   }
 
   private Future<Boolean> settle(TaskRecord task, String nodeId, TaskStatus outcome, TaskStore.Details details,
@@ -133,23 +150,9 @@ public final class NodeRegistryVerticle extends VerticleBase {
     });
   }
 
-  private Future<TaskRecord> withTask(Message<JsonObject> message, JsonObject body) {
-    UUID id;
-    try {
-      id = UUID.fromString(body.getString("task_id", ""));
-    } catch (IllegalArgumentException e) {
-      return Future.failedFuture(new IllegalArgumentException("task_id: not a task id"));
-    }
-    return services.tasks().get(id)
-        .map(found -> found.orElseThrow(() -> new IllegalArgumentException("task_id: no task " + id)));
-  }
-
-  private static void fail(Message<JsonObject> message, String what, Throwable e) {
-    if (e instanceof IllegalArgumentException) {
-      message.fail(BAD_REQUEST, e.getMessage());
-    } else {
-      LOG.log(Level.WARNING, what + " failed", e);
-      message.fail(503, what + " failed: " + e.getMessage());
-    }
+  /** The task, or a 404 failure. */
+  private Future<TaskRecord> task(UUID id) {
+    return services.tasks().get(id).compose(found -> found.map(Future::succeededFuture)
+        .orElseGet(() -> Future.failedFuture(BusPayload.refused(BusPayload.NOT_FOUND, "task_id: no task " + id))));
   }
 }

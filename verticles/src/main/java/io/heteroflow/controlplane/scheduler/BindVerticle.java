@@ -7,16 +7,15 @@ import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.BusPayload;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.Message;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * The bind stage on every control plane: takes a batch of decided tasks off the bus and binds them in one
@@ -32,27 +31,26 @@ public final class BindVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.SCHEDULER_BIND, this::bind);
+    vertx.eventBus().consumer(BusAddresses.SCHEDULER_BIND, message -> BusPayload.answer(message, this::bind));
     return Future.succeededFuture();
   }
 
-  private void bind(Message<JsonObject> message) {
-    JsonObject body = message.body();
-    JsonObject fence = body.getJsonObject("fence");
+  /** A malformed batch is refused as a whole (400 naming the field) before anything is bound. */
+  private Future<JsonObject> bind(BusPayload body) {
+    BusPayload fence = body.requiredObject("fence");
+    LeaderStore.Fence term = new LeaderStore.Fence(fence.requiredString("member"), fence.requiredLong("term"));
     List<BindStore.Request> requests = new ArrayList<>();
-    for (Object each : body.getJsonArray("binds", new JsonArray())) {
-      JsonObject bind = (JsonObject) each;
-      JsonObject shard = bind.getJsonObject("shard");
-      requests.add(new BindStore.Request(UUID.fromString(bind.getString("task_id")), bind.getString("node_id"),
-          bind.getJsonArray("gpu_indices", new JsonArray()).stream().map(i -> ((Number) i).intValue()).toList(),
-          shard == null ? null : new ShardAssignment(shard.getInteger("card_index"), shard.getLong("memory_mb"),
-              shard.getInteger("compute_percent"), shard.getString("qos"))));
+    for (BusPayload bind : body.objects("binds")) {
+      BusPayload shard = bind.optionalObject("shard");
+      requests.add(new BindStore.Request(bind.uuid("task_id"), bind.requiredString("node_id"),
+          bind.integers("gpu_indices"), shard == null ? null : new ShardAssignment(
+              shard.requiredInteger("card_index"), shard.requiredLong("memory_mb"),
+              shard.requiredInteger("compute_percent"),
+              shard.requiredString("qos"))));
     }
-    services.batchBinds().bind(requests, new LeaderStore.Fence(fence.getString("member"), fence.getLong("term")))
-        .onSuccess(result -> message.reply(new JsonObject()
-            .put("outcomes", new JsonArray(result.outcomes().stream().map(BindVerticle::toJson).toList()))
-            .put("node_versions", new JsonObject(new HashMap<>(result.nodeVersions())))))
-        .onFailure(e -> message.fail(503, "bind failed: " + e.getMessage()));
+    return services.batchBinds().bind(requests, term).map(result -> new JsonObject()
+        .put("outcomes", new JsonArray(result.outcomes().stream().map(BindVerticle::toJson).toList()))
+        .put("node_versions", new JsonObject(new HashMap<>(result.nodeVersions()))));
   }
 
   /** The Bind message for a batch of placements under one fence. */

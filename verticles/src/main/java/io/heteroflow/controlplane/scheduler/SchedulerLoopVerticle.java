@@ -9,6 +9,7 @@ import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.controlplane.scheduler.BindDispatcher.Decided;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.BusPayload;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import java.time.Clock;
@@ -63,13 +64,13 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   public Future<?> start() {
     snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry(), clock);
     binds = new BindDispatcher(vertx, services, clock, snapshots, () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
-    vertx.eventBus().<JsonObject>consumer(BusAddresses.SCHEDULER_KICK, message -> {
-      String taskId = message.body() == null ? null : message.body().getString("task_id");
-      if (taskId != null && immediate.size() < IMMEDIATE_CAPACITY) {
-        immediate.add(UUID.fromString(taskId));
+    vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK, message -> BusPayload.answer(message, kick -> {
+      if (kick.has("task_id") && immediate.size() < IMMEDIATE_CAPACITY) {
+        immediate.add(kick.uuid("task_id"));
       }
       requestRound();
-    });
+      return Future.succeededFuture(new JsonObject());
+    }));
     vertx.setPeriodic(TICK_MS, id -> requestRound());
     vertx.eventBus().consumer(BusAddresses.LEADERSHIP_CHANGED, message -> {
       services.metrics().leaderChanged();

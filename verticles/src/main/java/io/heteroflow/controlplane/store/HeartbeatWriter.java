@@ -3,6 +3,7 @@ package io.heteroflow.controlplane.store;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
@@ -12,39 +13,113 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Writes agent heartbeats in batches that form by themselves: a heartbeat arriving while a write is in flight
  * waits and goes with the next one, so a lone heartbeat is written at once and 2,500 a second (5,000 nodes)
  * become a few dozen transactions of four statements each (node upsert, card upsert, stale-card delete), set
  * based. A batch holds at most one heartbeat per node (a second one waits for the next batch: one statement
- * may not upsert a row twice). Each heartbeat keeps its own answer: applied, or not newer than the stored one.
+ * may not upsert a row twice). Each heartbeat keeps its own answer: applied, or not newer than the stored one,
+ * or refused alone when it is malformed.
  */
 final class HeartbeatWriter {
+  private static final Logger LOG = Logger.getLogger(HeartbeatWriter.class.getName());
   /** At most this many heartbeats per transaction (5,000 nodes every 2 s arrive as a few batches). */
   private static final int MAX_BATCH = 1000;
+  /** A running task its restarted agent has not reported in this many heartbeats in a row is lost. */
+  static final int MISSES_LOST = 2;
   private final Pool pool;
-  private final SelfFormingBatches<JsonObject, Boolean> batches =
+  private final SelfFormingBatches<JsonObject, NodeStore.HeartbeatOutcome> batches =
       new SelfFormingBatches<>(heartbeat -> heartbeat.getString("node_id"), MAX_BATCH, this::writeAll);
 
   HeartbeatWriter(Pool pool) {
     this.pool = pool;
   }
 
-  Future<Boolean> submit(JsonObject heartbeat) {
+  Future<NodeStore.HeartbeatOutcome> submit(JsonObject heartbeat) {
     return batches.submit(heartbeat);
   }
 
-  private Future<List<Future<Boolean>>> writeAll(List<JsonObject> beats) {
-    return write(beats).map(applied -> beats.stream()
-        .map(beat -> Future.succeededFuture(applied.contains(beat.getString("node_id")))).toList());
+  /**
+   * The batch in one transaction; if that fails, each heartbeat alone, so a malformed one (a value PostgreSQL
+   * refuses) fails only itself, with an {@link IllegalArgumentException}. Then the running tasks of the
+   * restarted agents among the applied heartbeats are counted (see {@link Sql#COUNT_AGENT_MISSES}).
+   */
+  private Future<List<Future<NodeStore.HeartbeatOutcome>>> writeAll(List<JsonObject> beats) {
+    Future<List<Future<Boolean>>> applied = write(beats)
+        .<List<Future<Boolean>>>map(ids -> beats.stream().map(beat -> Future.succeededFuture(ids.contains(id(beat))))
+            .toList())
+        .recover(failure -> Future.succeededFuture(beats.size() == 1 ? List.of(Future.failedFuture(refusal(failure)))
+            : beats.stream().map(beat -> write(List.of(beat)).map(ids -> ids.contains(id(beat)))
+                .recover(alone -> Future.failedFuture(refusal(alone)))).toList()));
+    return applied.compose(each -> Future.join(each).transform(ignored -> {
+      List<JsonObject> fresh = new ArrayList<>();
+      for (int i = 0; i < beats.size(); i++) {
+        if (each.get(i).succeeded() && each.get(i).result() && beats.get(i).getValue("active_tasks") != null) {
+          fresh.add(beats.get(i));
+        }
+      }
+      return countMisses(fresh).map(lost -> {
+        List<Future<NodeStore.HeartbeatOutcome>> outcomes = new ArrayList<>();
+        for (int i = 0; i < beats.size(); i++) {
+          List<UUID> lostHere = lost.getOrDefault(id(beats.get(i)), List.of());
+          outcomes.add(each.get(i).map(won -> new NodeStore.HeartbeatOutcome(won, lostHere)));
+        }
+        return outcomes;
+      });
+    }));
+  }
+
+  private static String id(JsonObject beat) {
+    return beat.getString("node_id");
+  }
+
+  /** A heartbeat PostgreSQL or the column mapping refused as malformed: the sender's fault (400), not ours. */
+  private static Throwable refusal(Throwable failure) {
+    boolean malformed = failure instanceof ClassCastException || failure instanceof IllegalArgumentException
+        || failure instanceof PgException pg && pg.getSqlState() != null
+        && (pg.getSqlState().startsWith("22") || pg.getSqlState().startsWith("23"));
+    return malformed ? new IllegalArgumentException("heartbeat refused: " + failure.getMessage(), failure) : failure;
+  }
+
+  /**
+   * The running tasks lost by restarted agents, per node (counted {@link #MISSES_LOST} times or more). A
+   * failed count loses nothing: it answers none and the next heartbeat counts again.
+   */
+  private Future<Map<String, List<UUID>>> countMisses(List<JsonObject> beats) {
+    if (beats.isEmpty()) {
+      return Future.succeededFuture(Map.of());
+    }
+    Tuple params = Tuple.tuple().addArrayOfString(beats.stream().map(HeartbeatWriter::id).toArray(String[]::new))
+        .addArrayOfString(beats.stream().map(beat -> beat.getJsonArray("active_tasks").encode()).toArray(String[]::new));
+    return pool.preparedQuery(Sql.COUNT_AGENT_MISSES).execute(params).<Map<String, List<UUID>>>map(rows -> {
+      Map<String, List<UUID>> lost = new HashMap<>();
+      rows.forEach(row -> {
+        if (row.getInteger("agent_misses") >= MISSES_LOST) {
+          lost.computeIfAbsent(row.getString("node_id"), k -> new ArrayList<>()).add(row.getUUID("id"));
+        }
+      });
+      return lost;
+    }).recover(e -> {
+      LOG.log(Level.FINE, "counting the tasks restarted agents did not report failed", e);
+      return Future.succeededFuture(Map.of());
+    });
   }
 
   /** One transaction for the batch; answers the ids of the nodes whose heartbeat was applied. */
   private Future<Set<String>> write(List<JsonObject> beats) {
+    Tuple nodes;
+    try {
+      nodes = nodeColumns(beats);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
     return pool.withTransaction(conn -> conn.query(Sql.ASYNC_COMMIT).execute()
-        .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEATS).execute(nodeColumns(beats)))
+        .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEATS).execute(nodes))
         .compose(rows -> {
           Set<String> applied = new HashSet<>();
           rows.forEach(row -> applied.add(row.getString(0)));

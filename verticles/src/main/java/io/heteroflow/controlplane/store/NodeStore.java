@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 
 /** Nodes and their cards: heartbeats in (newest sequence wins), snapshots and API views out. */
 public final class NodeStore {
@@ -38,6 +39,18 @@ public final class NodeStore {
    * 2,500 commits a second off the database the binds commit on.
    */
   public Future<Boolean> applyHeartbeat(JsonObject heartbeat) {
+    return heartbeat(heartbeat).map(HeartbeatOutcome::applied);
+  }
+
+  /**
+   * A heartbeat's outcome: whether it was applied, and the running tasks its node's restarted agent has now
+   * failed to report in two heartbeats in a row (lost with the old agent: for the caller to settle).
+   */
+  public record HeartbeatOutcome(boolean applied, List<UUID> lostTasks) {
+  }
+
+  /** {@link #applyHeartbeat}, answering the tasks a restarted agent lost too. */
+  public Future<HeartbeatOutcome> heartbeat(JsonObject heartbeat) {
     return heartbeats.submit(heartbeat);
   }
 

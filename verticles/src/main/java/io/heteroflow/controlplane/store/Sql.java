@@ -168,9 +168,9 @@ final class Sql {
   /** A batch of heartbeats (HeartbeatWriter), one per node; a node's row changes only for a newer heartbeat. */
   static final String UPSERT_NODE_HEARTBEATS = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
       + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, boot_id, heartbeat_seq,"
-      + " last_heartbeat_at, region, zone, rack, dedicated_tenant)"
+      + " last_heartbeat_at, region, zone, rack, dedicated_tenant, boot_seen_at)"
       + " SELECT h.id, h.vendor, 'online', h.cores, h.cpu, h.memory_total, h.memory_used, h.gpus, h.labels::jsonb,"
-      + " h.topology, h.ips::jsonb, h.boot, h.seq, now(), h.region, h.zone, h.rack, h.dedicated"
+      + " h.topology, h.ips::jsonb, h.boot, h.seq, now(), h.region, h.zone, h.rack, h.dedicated, now()"
       + " FROM unnest($1::text[], $2::text[], $3::integer[], $4::float8[], $5::float8[], $6::bigint[], $7::integer[],"
       + " $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[], $15::text[],"
       + " $16::text[]) AS h(id, vendor, cores, cpu, memory_total, memory_used, gpus, labels, topology, ips, boot, seq,"
@@ -181,6 +181,7 @@ final class Sql {
       + " memory_total_gb = EXCLUDED.memory_total_gb, memory_used_mb = EXCLUDED.memory_used_mb,"
       + " gpu_total = EXCLUDED.gpu_total, agent_labels = EXCLUDED.agent_labels, topology = EXCLUDED.topology,"
       + " internal_ips = EXCLUDED.internal_ips, boot_id = EXCLUDED.boot_id, heartbeat_seq = EXCLUDED.heartbeat_seq,"
+      + " boot_seen_at = CASE WHEN nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id THEN now() ELSE nodes.boot_seen_at END,"
       + " last_heartbeat_at = now(), region = COALESCE(nodes.region, EXCLUDED.region),"
       + " zone = COALESCE(nodes.zone, EXCLUDED.zone), rack = COALESCE(nodes.rack, EXCLUDED.rack),"
       + " dedicated_tenant = COALESCE(nodes.dedicated_tenant, EXCLUDED.dedicated_tenant),"
@@ -198,6 +199,16 @@ final class Sql {
       + " cards.utilization_percent, cards.temperature_c, cards.numa_node) IS DISTINCT FROM (EXCLUDED.uuid,"
       + " EXCLUDED.model, EXCLUDED.memory_total_mb, EXCLUDED.memory_used_mb, EXCLUDED.utilization_percent,"
       + " EXCLUDED.temperature_c, EXCLUDED.numa_node)";
+  /**
+   * After applied heartbeats ($1 node ids, $2 their active_tasks as JSON arrays): for each task running on
+   * such a node since before its agent's current boot, counts the heartbeats in a row that did not report it
+   * (a report resets the count); answers the tasks counted. A task the new boot started is never counted.
+   */
+  static final String COUNT_AGENT_MISSES = "UPDATE tasks t SET agent_misses = CASE WHEN b.active::jsonb ? t.id::text"
+      + " THEN 0 ELSE t.agent_misses + 1 END FROM unnest($1::text[], $2::text[]) AS b(node_id, active), nodes n"
+      + " WHERE t.node_id = ANY($1) AND t.node_id = b.node_id AND n.id = b.node_id AND t.status = 'running'"
+      + " AND t.started_at < n.boot_seen_at AND (t.agent_misses > 0 OR NOT b.active::jsonb ? t.id::text)"
+      + " RETURNING t.id, t.node_id, t.agent_misses";
   /** Cards a node no longer reports (index at or past its new count). */
   static final String DELETE_CARDS_BEYOND = "DELETE FROM cards c USING unnest($1::text[], $2::integer[])"
       + " AS x(node_id, count) WHERE c.node_id = ANY($1) AND c.node_id = x.node_id AND c.gpu_index >= x.count";
@@ -284,9 +295,9 @@ final class Sql {
   static final String LIVE_CONTROL_PLANES = "SELECT member_id, host, http_port, started_at, last_seen FROM control_planes"
       + " WHERE last_seen > now() - make_interval(secs => $1) ORDER BY started_at";
 
-  // ---- backlog recovery: transitional tasks whose node has been offline longer than the grace
+  // ---- backlog recovery: active tasks whose node has been offline longer than the grace
   static final String STRANDED_TASKS = "SELECT t.id, t.status FROM tasks t JOIN nodes n ON n.id = t.node_id"
-      + " WHERE t.status IN ('scheduled', 'stopping', 'preempting') AND n.status = 'offline'"
+      + " WHERE t.status IN ('scheduled', 'running', 'stopping', 'preempting') AND n.status = 'offline'"
       + " AND n.last_heartbeat_at < now() - make_interval(secs => $1)";
 
   static final String PENDING_BY_REASON_AND_BAND = "SELECT coalesce(reason_code, 'None') AS reason,"

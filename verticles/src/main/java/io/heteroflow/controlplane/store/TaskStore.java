@@ -157,7 +157,7 @@ public final class TaskStore {
     });
   }
 
-  /** Tasks in a transitional state whose node has been offline longer than {@code graceSeconds}. */
+  /** Active tasks (running included) whose node has been offline longer than {@code graceSeconds}. */
   public Future<java.util.Map<UUID, TaskStatus>> stranded(int graceSeconds) {
     return pool.preparedQuery(Sql.STRANDED_TASKS).execute(Tuple.of((double) graceSeconds)).map(rows -> {
       java.util.Map<UUID, TaskStatus> stranded = new java.util.LinkedHashMap<>();

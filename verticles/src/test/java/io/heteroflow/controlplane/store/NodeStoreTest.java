@@ -63,6 +63,31 @@ class NodeStoreTest {
   }
 
   @Test
+  void aMalformedHeartbeatIsRefusedAloneAndTheRestOfItsBatchIsWritten() throws Exception {
+    Future<Boolean> first = store.nodes.applyHeartbeat(beat("mal-0", "b", 1, 0)); // the others queue behind it
+    List<Future<Boolean>> good = new ArrayList<>();
+    for (int i = 1; i <= 20; i++) {
+      good.add(store.nodes.applyHeartbeat(beat("mal-" + i, "b", 1, i)));
+    }
+    JsonObject negativeCard = beat("mal-bad-card", "b", 1, 1)
+        .put("cards", new JsonArray().add(new JsonObject().put("index", -1).put("memory_total_mb", 1000)));
+    Future<Boolean> refusedByPostgres = store.nodes.applyHeartbeat(negativeCard);
+    Future<Boolean> wrongType = store.nodes.applyHeartbeat(beat("mal-bad-type", "b", 1, 1).put("cpu_cores", "many"));
+    for (int i = 21; i <= 40; i++) {
+      good.add(store.nodes.applyHeartbeat(beat("mal-" + i, "b", 1, i)));
+    }
+    await(Future.join(first, Future.join(good), refusedByPostgres, wrongType).otherwiseEmpty());
+    assertTrue(await(first));
+    assertTrue(good.stream().allMatch(f -> f.succeeded() && f.result()), "every good heartbeat of the batch applied");
+    assertEquals(41, store.count("SELECT count(*) FROM nodes WHERE id LIKE 'mal-%' AND id NOT LIKE 'mal-bad%'"));
+    for (Future<Boolean> bad : List.of(refusedByPostgres, wrongType)) {
+      assertTrue(bad.failed(), "the malformed heartbeat is refused");
+      assertTrue(bad.cause() instanceof IllegalArgumentException, "refused as the sender's fault: " + bad.cause());
+    }
+    assertEquals(0, store.count("SELECT count(*) FROM nodes WHERE id LIKE 'mal-bad%'"));
+  }
+
+  @Test
   void anAdminsLocationIsNeverOverwrittenByHeartbeats() throws Exception {
     await(store.nodes.applyHeartbeat(beat("hb-2", "b", 1, 1)));
     assertEquals("from-agent", await(store.nodes.get("hb-2")).orElseThrow().info().rack());

@@ -1,0 +1,230 @@
+package io.heteroflow.protocol;
+
+import io.vertx.core.Future;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one place an event-bus consumer reads its payload: a JSON object whose fields are read by type, each
+ * read refusing a missing, null or wrongly typed field with a 400 naming it; and {@link #answer}, which runs a
+ * handler so that every request is answered, with a reply or a failure code (docs/event-bus.md), never an
+ * exception thrown into the event loop or a silence until the sender's timeout.
+ */
+public final class BusPayload {
+  private static final Logger LOG = Logger.getLogger(BusPayload.class.getName());
+  /** The message is malformed; the text names the field. Not worth retrying. */
+  public static final int BAD_REQUEST = 400;
+  /** The message names something that does not exist (a task id). Not worth retrying. */
+  public static final int NOT_FOUND = 404;
+  /** The receiver failed in a way it did not expect (a bug): the text says what. */
+  public static final int INTERNAL = 500;
+  /** The receiver cannot reach PostgreSQL (or another transient failure): retrying later may succeed. */
+  public static final int UNAVAILABLE = 503;
+
+  private final JsonObject body;
+  private final String path;
+
+  private BusPayload(JsonObject body, String path) {
+    this.body = body;
+    this.path = path;
+  }
+
+  /** The payload of a message body: a JSON object, or a 400 failure. */
+  public static BusPayload of(Object body) {
+    if (body instanceof JsonObject json) {
+      return new BusPayload(json, "");
+    }
+    throw refused(BAD_REQUEST, "body: a JSON object is required, got "
+        + (body == null ? "nothing" : body.getClass().getSimpleName()));
+  }
+
+  /** A failure with this code, as a consumer answers it (a {@link ReplyException} of the recipient). */
+  public static ReplyException refused(int code, String message) {
+    return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, code, message);
+  }
+
+  /** Whether a failed request is worth repeating: not when the receiver refused it with a 4xx code. */
+  public static boolean retryable(Throwable failure) {
+    return !(failure instanceof ReplyException reply && reply.failureType() == ReplyFailure.RECIPIENT_FAILURE
+        && reply.failureCode() >= 400 && reply.failureCode() < 500);
+  }
+
+  /**
+   * Answers {@code message} with what {@code handler} makes of its payload: the reply, or a failure whose code
+   * is that of a {@link #refused} exception (thrown or failed), 400 for an {@link IllegalArgumentException}, 503
+   * for any other failed future and 500 for any other exception thrown.
+   */
+  public static void answer(Message<?> message, Function<BusPayload, Future<JsonObject>> handler) {
+    Future<JsonObject> reply;
+    try {
+      reply = handler.apply(of(message.body()));
+    } catch (RuntimeException e) {
+      fail(message, e, INTERNAL);
+      return;
+    }
+    reply.onComplete(done -> {
+      if (done.succeeded()) {
+        message.reply(done.result());
+      } else {
+        fail(message, done.cause(), UNAVAILABLE);
+      }
+    });
+  }
+
+  private static void fail(Message<?> message, Throwable e, int otherwise) {
+    int code = e instanceof ReplyException reply && reply.failureType() == ReplyFailure.RECIPIENT_FAILURE
+        ? reply.failureCode()
+        : e instanceof IllegalArgumentException ? BAD_REQUEST
+        : otherwise;
+    if (code >= 500) {
+      LOG.log(Level.WARNING, message.address() + " failed", e);
+    }
+    message.fail(code, code >= 500 ? message.address() + " failed: " + e.getMessage() : e.getMessage());
+  }
+
+  public JsonObject json() {
+    return body;
+  }
+
+  public boolean has(String field) {
+    return body.getValue(field) != null;
+  }
+
+  public String requiredString(String field) {
+    return required(field, optionalString(field));
+  }
+
+  public String optionalString(String field) {
+    return typed(field, String.class, "a string");
+  }
+
+  /** A required task id. */
+  public UUID uuid(String field) {
+    String value = requiredString(field);
+    try {
+      return UUID.fromString(value);
+    } catch (IllegalArgumentException e) {
+      throw bad(field, "not an id: " + value);
+    }
+  }
+
+  public Integer optionalInteger(String field) {
+    Long value = optionalLong(field);
+    if (value != null && value != value.intValue()) {
+      throw bad(field, "an integer of 32 bits is required");
+    }
+    return value == null ? null : value.intValue();
+  }
+
+  public int requiredInteger(String field) {
+    return required(field, optionalInteger(field));
+  }
+
+  public Long optionalLong(String field) {
+    Number value = typed(field, Number.class, "an integer");
+    if (value != null && value.doubleValue() != Math.rint(value.doubleValue())) {
+      throw bad(field, "an integer is required");
+    }
+    return value == null ? null : value.longValue();
+  }
+
+  public long requiredLong(String field) {
+    return required(field, optionalLong(field));
+  }
+
+  public Double optionalNumber(String field) {
+    Number value = typed(field, Number.class, "a number");
+    return value == null ? null : value.doubleValue();
+  }
+
+  public boolean bool(String field, boolean otherwise) {
+    Boolean value = typed(field, Boolean.class, "true or false");
+    return value == null ? otherwise : value;
+  }
+
+  public BusPayload requiredObject(String field) {
+    return required(field, optionalObject(field));
+  }
+
+  public BusPayload optionalObject(String field) {
+    JsonObject value = typed(field, JsonObject.class, "a JSON object");
+    return value == null ? null : new BusPayload(value, path + field + ".");
+  }
+
+  public JsonArray optionalArray(String field) {
+    return typed(field, JsonArray.class, "a JSON array");
+  }
+
+  /** An array of objects (absent: empty), each read with its place in the field names of its refusals. */
+  public List<BusPayload> objects(String field) {
+    JsonArray array = optionalArray(field);
+    List<BusPayload> objects = new ArrayList<>();
+    for (int i = 0; array != null && i < array.size(); i++) {
+      if (!(array.getValue(i) instanceof JsonObject each)) {
+        throw bad(field + "[" + i + "]", "a JSON object is required");
+      }
+      objects.add(new BusPayload(each, path + field + "[" + i + "]."));
+    }
+    return objects;
+  }
+
+  /** An array of integers (absent: empty). */
+  public List<Integer> integers(String field) {
+    List<Integer> integers = new ArrayList<>();
+    List<Number> numbers = elements(field, Number.class, "an integer");
+    for (int i = 0; i < numbers.size(); i++) {
+      Number value = numbers.get(i);
+      if (value.doubleValue() != value.intValue()) {
+        throw bad(field + "[" + i + "]", "an integer is required");
+      }
+      integers.add(value.intValue());
+    }
+    return integers;
+  }
+
+  /** An array of strings (absent: empty). */
+  public List<String> strings(String field) {
+    return elements(field, String.class, "a string");
+  }
+
+  private <T> List<T> elements(String field, Class<T> type, String what) {
+    JsonArray array = optionalArray(field);
+    List<T> elements = new ArrayList<>();
+    for (int i = 0; array != null && i < array.size(); i++) {
+      if (!type.isInstance(array.getValue(i))) {
+        throw bad(field + "[" + i + "]", what + " is required");
+      }
+      elements.add(type.cast(array.getValue(i)));
+    }
+    return elements;
+  }
+
+  /** A 400 refusal naming {@code field} (with this payload's place in the message). */
+  public ReplyException bad(String field, String why) {
+    return refused(BAD_REQUEST, path + field + ": " + why);
+  }
+
+  private <T> T required(String field, T value) {
+    if (value == null) {
+      throw bad(field, "required");
+    }
+    return value;
+  }
+
+  private <T> T typed(String field, Class<T> type, String what) {
+    Object value = body.getValue(field);
+    if (value == null || type.isInstance(value)) {
+      return type.cast(value);
+    }
+    throw bad(field, what + " is required, got " + value.getClass().getSimpleName());
+  }
+}

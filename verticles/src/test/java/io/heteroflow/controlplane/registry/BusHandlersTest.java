@@ -1,0 +1,170 @@
+package io.heteroflow.controlplane.registry;
+
+import static io.heteroflow.testsupport.ControlPlaneHarness.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.GpuVendor;
+import io.heteroflow.testsupport.ControlPlaneHarness;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.ReplyException;
+import io.vertx.core.eventbus.ReplyFailure;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every consumer of a bus address, control plane and agent, answers a malformed payload with a 4xx failure
+ * code within a short timeout: never a 503 the sender would retry, never an exception and no reply.
+ */
+class BusHandlersTest {
+  private static final String AGENT = "bus-agent";
+  private static final String SOME_TASK = UUID.randomUUID().toString();
+  private static ControlPlaneHarness cp;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cp = ControlPlaneHarness.start().withAgents(List.of(ControlPlaneHarness.node(AGENT, GpuVendor.NVIDIA, 1)));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    cp.close();
+  }
+
+  record Case(String address, Object body, int code, String why) {
+    @Override
+    public String toString() {
+      return address + ": " + why;
+    }
+  }
+
+  private static JsonObject json(String encoded) {
+    return new JsonObject(encoded);
+  }
+
+  /** The malformed payloads every request-reply consumer refuses: wrong body type, non-JSON. */
+  private static Stream<Case> wrongBodies(String address) {
+    return Stream.of(new Case(address, "{\"task_id\": \"x\"}", 400, "a String body"),
+        new Case(address, "not json {", 400, "a non-JSON String"),
+        new Case(address, Buffer.buffer("{}"), 400, "a Buffer body"),
+        new Case(address, new JsonArray().add(1), 400, "a JSON array"));
+  }
+
+  static Stream<Case> cases() {
+    String heartbeat = BusAddresses.NODE_HEARTBEAT;
+    String claim = BusAddresses.TASK_CLAIM;
+    String report = BusAddresses.TASK_REPORT;
+    String bind = BusAddresses.SCHEDULER_BIND;
+    String fence = "\"fence\": {\"member\": \"m\", \"term\": 1}";
+    return Stream.of(
+        wrongBodies(heartbeat), wrongBodies(claim), wrongBodies(report), wrongBodies(bind),
+        wrongBodies(BusAddresses.SCHEDULER_KICK), wrongBodies(BusAddresses.agentRun(AGENT)),
+        wrongBodies(BusAddresses.agentStop(AGENT)), wrongBodies(BusAddresses.agentLogs(AGENT)),
+        Stream.of(
+            new Case(heartbeat, json("{}"), 400, "no node_id"),
+            new Case(heartbeat, json("{\"node_id\": null}"), 400, "a null node_id"),
+            new Case(heartbeat, json("{\"node_id\": 42}"), 400, "a numeric node_id"),
+            new Case(heartbeat, json("{\"node_id\": \"n b\"}"), 400, "a node_id with a space"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"seq\": \"7\"}"), 400, "a string seq"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"cpu_cores\": 1.5}"), 400, "fractional cpu_cores"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"cards\": [\"x\"]}"), 400, "a card that is a string"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"cards\": [{\"index\": \"0\"}]}"), 400,
+                "a string card index"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"active_tasks\": [1]}"), 400,
+                "a numeric active task"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"location\": \"here\"}"), 400, "a string location"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"cards\": [{\"index\": -1}]}"), 400,
+                "a card index PostgreSQL refuses"),
+            new Case(claim, json("{}"), 400, "no fields"),
+            new Case(claim, json("{\"task_id\": null, \"node_id\": \"bus-n\"}"), 400, "a null task_id"),
+            new Case(claim, json("{\"task_id\": 5, \"node_id\": \"bus-n\"}"), 400, "a numeric task_id"),
+            new Case(claim, json("{\"task_id\": \"nope\", \"node_id\": \"bus-n\"}"), 400, "a task_id not an id"),
+            new Case(claim, json("{\"task_id\": \"" + SOME_TASK + "\"}"), 400, "no node_id"),
+            new Case(claim, json("{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\", \"retry\": \"yes\"}"),
+                400, "a string retry"),
+            new Case(claim, json("{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\"}"), 404,
+                "a task that does not exist"),
+            new Case(report, json("{}"), 400, "no fields"),
+            new Case(report, json("{\"task_id\": null, \"node_id\": \"bus-n\", \"outcome\": \"failed\"}"), 400,
+                "a null task_id"),
+            new Case(report, json("{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\"}"), 400, "no outcome"),
+            new Case(report, json("{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\", \"outcome\": \"exploded\"}"),
+                400, "an unknown outcome"),
+            new Case(report, json("{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\", \"outcome\": \"failed\","
+                + " \"exit_code\": \"1\"}"), 400, "a string exit_code"),
+            new Case(report, json("{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\", \"outcome\": \"failed\"}"),
+                404, "a task that does not exist"),
+            new Case(bind, json("{\"binds\": []}"), 400, "no fence"),
+            new Case(bind, json("{\"binds\": [], \"fence\": {\"member\": \"m\"}}"), 400, "a fence without term"),
+            new Case(bind, json("{\"binds\": [], \"fence\": {\"member\": \"m\", \"term\": \"1\"}}"), 400,
+                "a string term"),
+            new Case(bind, json("{\"binds\": \"all\", " + fence + "}"), 400, "binds not an array"),
+            new Case(bind, json("{\"binds\": [7], " + fence + "}"), 400, "a bind that is a number"),
+            new Case(bind, json("{\"binds\": [{\"task_id\": null, \"node_id\": \"n\"}], " + fence + "}"), 400,
+                "a bind with a null task_id"),
+            new Case(bind, json("{\"binds\": [{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"n\","
+                + " \"gpu_indices\": [\"0\"]}], " + fence + "}"), 400, "string card indices"),
+            new Case(bind, json("{\"binds\": [{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"n\","
+                + " \"shard\": {\"card_index\": 0}}], " + fence + "}"), 400, "a shard without memory"),
+            new Case(BusAddresses.SCHEDULER_KICK, json("{\"task_id\": \"nope\"}"), 400, "a task_id not an id"),
+            new Case(BusAddresses.agentRun(AGENT), json("{}"), 400, "no task_id"),
+            new Case(BusAddresses.agentRun(AGENT), json("{\"task_id\": null}"), 400, "a null task_id"),
+            new Case(BusAddresses.agentRun(AGENT), json("{\"task_id\": \"" + SOME_TASK + "\", \"term\": \"3\"}"), 400,
+                "a string term"),
+            new Case(BusAddresses.agentRun(AGENT), json("{\"task_id\": \"" + SOME_TASK + "\", \"gpu_indices\": \"0\"}"),
+                400, "card indices not an array"),
+            new Case(BusAddresses.agentStop(AGENT), json("{}"), 400, "no task_id"),
+            new Case(BusAddresses.agentStop(AGENT), json("{\"task_id\": 12}"), 400, "a numeric task_id"),
+            new Case(BusAddresses.agentLogs(AGENT), json("{\"task_id\": null}"), 400, "a null task_id"),
+            new Case(BusAddresses.agentLogs(AGENT), json("{\"task_id\": \"" + SOME_TASK + "\", \"max_bytes\": \"9\"}"),
+                400, "a string max_bytes"))).flatMap(cases -> cases);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void aMalformedPayloadIsAnsweredWithA4xxCode(Case c) throws Exception {
+    Throwable failure;
+    try {
+      cp.vertx.eventBus().request(c.address(), c.body(), new DeliveryOptions().setSendTimeout(3000))
+          .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      throw new AssertionError("answered as if well formed");
+    } catch (java.util.concurrent.ExecutionException e) {
+      failure = e.getCause();
+    }
+    assertTrue(failure instanceof ReplyException, "a reply failure: " + failure);
+    ReplyException reply = (ReplyException) failure;
+    assertEquals(ReplyFailure.RECIPIENT_FAILURE, reply.failureType(), "refused by the consumer, not timed out: "
+        + reply.getMessage());
+    assertEquals(c.code(), reply.failureCode(), reply.getMessage());
+  }
+
+  @Test
+  void anAgentAskedToStopATaskItDoesNotKnowSaysSoTruthfully() throws Exception {
+    String id = cp.submit("{\"name\":\"ghost\",\"command\":[\"true\"],\"node_selector\":{\"no\":\"such-node\"}}");
+    // stopping on the agent's node, though the agent never saw it (as after an agent restart)
+    await(cp.pool().preparedQuery("UPDATE tasks SET status = 'stopping', node_id = $2 WHERE id = $1")
+        .execute(io.vertx.sqlclient.Tuple.of(UUID.fromString(id), AGENT)));
+    JsonObject task = cp.awaitStatus(id, "stopped");
+    String message = task.getJsonObject("reason").getString("message");
+    assertTrue(message.startsWith("the agent of " + AGENT + " is not running it"), message);
+  }
+
+  @Test
+  void aWellFormedHeartbeatIsStillAnswered() throws Exception {
+    JsonObject reply = (JsonObject) await(cp.vertx.eventBus().request(BusAddresses.NODE_HEARTBEAT,
+        new JsonObject().put("node_id", "bus-ok").put("boot_id", "b").put("seq", 1).put("active_tasks",
+            new JsonArray()))).body();
+    assertEquals(true, reply.getBoolean("applied"));
+  }
+}
