@@ -63,6 +63,13 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
     return (long) (memoryTotalGb * 1024) - memoryAllocatedMb;
   }
 
+  /** This node with other card use (e.g. cards over the load thresholds counted as held). */
+  public NodeInfo withCardUse(Map<Integer, CardUse> use) {
+    return new NodeInfo(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology,
+        cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed, cpuAllocated, memoryAllocatedMb,
+        inferenceTasks, cards, use);
+  }
+
   /** The staged view of this node after binding {@code task} to {@code gpuIndices} or to {@code shard}. */
   public NodeInfo withBound(TaskRequest task, List<Integer> gpuIndices, ShardAssignment shard) {
     Map<Integer, CardUse> use = new HashMap<>(cardUse);
