@@ -1,13 +1,13 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
-import java.util.List;
-
 /**
  * The pipeline's last filter: the load thresholds on each node's last heartbeat (SPEC §3), judged after every
  * other filter so a node is refused for load only when it would otherwise take the task. A node at or over the
  * CPU or memory limit is refused; so is one whose cards under the card limits are too few for the task (the
  * cards it would get otherwise are hot), which is why card picking and shard placement then use only those
- * cards ({@link LoadThresholds#usable}). Reason {@code LoadThresholdExceeded}. The bind re-checks live rows.
+ * cards ({@link LoadThresholds#usable}). Reason {@code LoadThresholdExceeded}. For a shard the card check is
+ * coarse (some usable card without a whole-card task, under 95 % memory, with room beside its shards; the
+ * reserve and the tenant boundary are left to the shard placement). The bind re-checks live rows.
  * A snapshot node's version changes with every heartbeat, so a node that cools down is judged again.
  */
 final class LoadThresholdFilter implements FilterPlugin {
@@ -33,18 +33,9 @@ final class LoadThresholdFilter implements FilterPlugin {
     if (usable == node || !(task.gpuRequired() > 0 || task.isShard())) {
       return Status.ok();
     }
-    boolean enough = task.isShard() ? anyCardForShard(task, usable) : fittingCards(task, usable) >= task.gpuRequired();
+    boolean enough = task.isShard() ? anyCardForShard(task, usable) : usable.wholeCardsFor(task) >= task.gpuRequired();
     return enough ? Status.ok()
         : Status.reject(NAME, ReasonCode.LoadThresholdExceeded, "with cards over load thresholds");
-  }
-
-  /** The free cards a whole-card task could get (the resource filter's count), within the node's accounting. */
-  private static long fittingCards(TaskRequest task, NodeInfo node) {
-    List<CardInfo> free = node.freeCards(task.gpuModels());
-    long fitting = free.stream()
-        .filter(card -> task.gpuMemoryMb() <= 0 || card.memoryTotalMb() - card.memoryUsedMb() >= task.gpuMemoryMb())
-        .count();
-    return Math.min(fitting, node.freeCardCount(task.gpuModels()));
   }
 
   /** Some card holds no whole-card task, is of an allowed model, under 95 % memory and has room for the shard. */
