@@ -35,6 +35,7 @@ import java.util.logging.Logger;
  */
 public final class AgentVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(AgentVerticle.class.getName());
+  /** MASTER_PORT of a run that names none (a control plane from before master ports were chosen per task). */
   public static final int MASTER_PORT = 29500;
   private static final long REQUEST_TIMEOUT_MS = 5000;
   private static final long REPORT_RETRY_MS = 2000;
@@ -212,7 +213,7 @@ public final class AgentVerticle extends VerticleBase {
     env.put("HETEROFLOW_TASK_ID", task.getString("task_id"));
     env.put("HETEROFLOW_NODE_ID", node.nodeId());
     env.put("MASTER_ADDR", lastReading.internalIps().get(0));
-    env.put("MASTER_PORT", String.valueOf(MASTER_PORT));
+    env.put("MASTER_PORT", String.valueOf(task.getInteger("master_port", MASTER_PORT)));
     env.put("WORLD_SIZE", "1");
     env.put("RANK", "0");
     List<String> command = task.getJsonArray("command", new JsonArray()).stream().map(String::valueOf).toList();

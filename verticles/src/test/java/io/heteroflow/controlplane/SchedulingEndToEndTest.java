@@ -95,8 +95,28 @@ class SchedulingEndToEndTest {
         + " $MASTER_PORT $WORLD_SIZE $RANK $CUDA_VISIBLE_DEVICES\"],\"gpu_required\":2,\"gpu_type\":\"nvidia\"}");
     JsonObject task = awaitStatus(id, "succeeded");
     List<Object> cards = task.getJsonArray("gpus").getList();
-    assertEquals(id + " 127.0.0.1 29500 1 0 " + cards.get(0) + "," + cards.get(1) + "\n",
+    int masterPort = task.getInteger("master_port");
+    assertTrue(masterPort >= 29500 && masterPort <= 29999, "a port of the master port range: " + masterPort);
+    assertEquals(id + " 127.0.0.1 " + masterPort + " 1 0 " + cards.get(0) + "," + cards.get(1) + "\n",
         cp.call("GET", "/api/v1/tasks/" + id + "/logs", ADMIN, null).body());
+  }
+
+  @Test
+  void twoTasksRunningOnOneNodeHaveTheirOwnMasterPorts() throws Exception {
+    String command = "\"command\":[\"sh\",\"-c\",\"echo $MASTER_PORT; exec sleep 60\"],\"gpu_type\":\"ascend\"";
+    String first = submit("{\"name\":\"ddp-a\"," + command + ",\"gpu_required\":1}");
+    String second = submit("{\"name\":\"ddp-b\"," + command + ",\"gpu_required\":1}");
+    JsonObject a = awaitStatus(first, "running");
+    JsonObject b = awaitStatus(second, "running");
+    assertEquals(a.getString("node"), b.getString("node"));
+    assertTrue(!a.getInteger("master_port").equals(b.getInteger("master_port")), a.encode() + " " + b.encode());
+    for (JsonObject task : List.of(a, b)) {
+      eventually(WAIT, "the task's MASTER_PORT in its log", () -> call("GET", "/api/v1/tasks/" + task.getString("id")
+          + "/logs").equals(task.getInteger("master_port") + "\n"));
+      cp.json("POST", "/api/v1/tasks/" + task.getString("id") + "/stop", ADMIN, null, 202);
+    }
+    awaitStatus(first, "stopped");
+    awaitStatus(second, "stopped");
   }
 
   @Test

@@ -27,6 +27,7 @@ final class TaskView {
         .put("gpus", new JsonArray(List.copyOf(task.gpuIndices())))
         .put("shard", task.shard())
         .put("host_port", task.hostPort())
+        .put("master_port", task.masterPort())
         .put("reason", task.reasonCode() == null ? null
             : new JsonObject().put("code", task.reasonCode()).put("message", task.reasonMessage()))
         .put("exit_code", task.exitCode())

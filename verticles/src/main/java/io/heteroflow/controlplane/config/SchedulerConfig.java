@@ -19,15 +19,35 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
  */
 public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, int gpuReservePercent,
                               int portRangeStart, int portRangeEnd, int maxInferencePerNode,
-                              LoadThresholds loadThresholds, Map<String, PluginConfig> pluginDefaults) {
+                              LoadThresholds loadThresholds, Map<String, PluginConfig> pluginDefaults,
+                              int masterPortRangeStart, int masterPortRangeEnd) {
 
   public static final String RESOURCE = "conf/config.yaml";
   private static final Set<String> TOP = Set.of("scheduler", "plugins");
   private static final Set<String> SCHEDULER = Set.of("default_task_timeout", "gpu_reserve_fixed_mb",
-      "gpu_reserve_percent", "port_range_start", "port_range_end", "max_inference_per_node", "load_thresholds");
+      "gpu_reserve_percent", "port_range_start", "port_range_end", "max_inference_per_node", "load_thresholds",
+      "master_port_range_start", "master_port_range_end");
   private static final Set<String> THRESHOLDS = Set.of("gpu_memory_percent", "gpu_utilization_percent",
       "cpu_percent", "memory_percent", "gpu_temperature_threshold");
   private static final Set<String> PLUGIN = Set.of("enabled", "weight", "extra");
+
+  /** The master port range a configuration without one gets (torch.distributed's customary 29500 first). */
+  public static final int MASTER_PORT_RANGE_START = 29500;
+  public static final int MASTER_PORT_RANGE_END = 29999;
+
+  /** The default master port range (29500-29999): for configurations built in code. */
+  public SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, int gpuReservePercent, int portRangeStart,
+                         int portRangeEnd, int maxInferencePerNode, LoadThresholds loadThresholds,
+                         Map<String, PluginConfig> pluginDefaults) {
+    this(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd, maxInferencePerNode,
+        loadThresholds, pluginDefaults, MASTER_PORT_RANGE_START, MASTER_PORT_RANGE_END);
+  }
+
+  /** This configuration with another master port range (not validated: for tests of exhaustion). */
+  public SchedulerConfig withMasterPortRange(int start, int end) {
+    return new SchedulerConfig(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd,
+        maxInferencePerNode, loadThresholds, pluginDefaults, start, end);
+  }
 
   /** Memory of a card never handed to shards: the larger of the fixed and the percentage reserve. */
   public long reserveMb(long cardMemoryMb) {
@@ -74,9 +94,20 @@ public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, in
         (long) number(scheduler, "gpu_reserve_fixed_mb", 500, source),
         (int) number(scheduler, "gpu_reserve_percent", 10, source),
         (int) number(scheduler, "port_range_start", 8000, source), (int) number(scheduler, "port_range_end", 8999, source),
-        (int) number(scheduler, "max_inference_per_node", 64, source), limits, plugins);
+        (int) number(scheduler, "max_inference_per_node", 64, source), limits, plugins,
+        (int) number(scheduler, "master_port_range_start", MASTER_PORT_RANGE_START, source),
+        (int) number(scheduler, "master_port_range_end", MASTER_PORT_RANGE_END, source));
     if (config.portRangeStart() < 1 || config.portRangeEnd() > 65535 || config.portRangeStart() > config.portRangeEnd()) {
       throw new IllegalArgumentException(source + ": port_range_start..port_range_end must be a range within 1-65535");
+    }
+    if (config.masterPortRangeStart() < 1 || config.masterPortRangeEnd() > 65535
+        || config.masterPortRangeStart() > config.masterPortRangeEnd()) {
+      throw new IllegalArgumentException(source
+          + ": master_port_range_start..master_port_range_end must be a range within 1-65535");
+    }
+    if (config.masterPortRangeStart() <= config.portRangeEnd() && config.portRangeStart() <= config.masterPortRangeEnd()) {
+      throw new IllegalArgumentException(source + ": master_port_range_start..master_port_range_end must not overlap"
+          + " port_range_start..port_range_end (a node's host ports and master ports are handed out separately)");
     }
     return config;
   }

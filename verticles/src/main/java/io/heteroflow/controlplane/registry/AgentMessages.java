@@ -12,11 +12,11 @@ public final class AgentMessages {
   private AgentMessages() {}
 
   /**
-   * "Run this task on these cards (or this shard), with this host port": pushed at bind, repeated in heartbeat
-   * replies until the agent claims it.
+   * "Run this task on these cards (or this shard), with this host port and master port": pushed at bind, repeated
+   * in heartbeat replies until the agent claims it.
    */
   public static JsonObject run(TaskRecord task, List<Integer> gpuIndices, JsonObject shard, Integer hostPort,
-                               Long term) {
+                               Integer masterPort, Long term) {
     return new JsonObject()
         .put("term", term)
         .put("task_id", task.id().toString())
@@ -27,6 +27,7 @@ public final class AgentMessages {
         .put("gpu_indices", new JsonArray(List.copyOf(gpuIndices)))
         .put("shard", shard)
         .put("host_port", hostPort)
+        .put("master_port", masterPort)
         .put("timeout_seconds", task.timeoutSeconds());
   }
 
@@ -42,7 +43,8 @@ public final class AgentMessages {
     JsonArray stop = new JsonArray();
     for (TaskRecord task : tasks) {
       switch (task.status()) {
-        case SCHEDULED -> run.add(run(task, task.gpuIndices(), task.shard(), task.hostPort(), task.boundTerm()));
+        case SCHEDULED -> run.add(run(task, task.gpuIndices(), task.shard(), task.hostPort(), task.masterPort(),
+            task.boundTerm()));
         case STOPPING, PREEMPTING -> stop.add(task.id().toString());
         default -> { }
       }

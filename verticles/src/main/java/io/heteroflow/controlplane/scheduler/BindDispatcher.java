@@ -130,8 +130,8 @@ final class BindDispatcher {
           return BindVerticle.outcomes(reply.body());
         })
         .recover(unanswered -> Future.succeededFuture(Collections.nCopies(chunk.size(),
-            new BindStore.Outcome(false, null, ReasonCode.BindConflict, "the bind request was not answered ("
-                + unanswered.getMessage() + "); retried from PostgreSQL next round", false))))
+            BindStore.Outcome.refused(ReasonCode.BindConflict, "the bind request was not answered ("
+                + unanswered.getMessage() + "); retried from PostgreSQL next round"))))
         .compose(outcomes -> {
           List<Future<Void>> settled = new ArrayList<>();
           for (int i = 0; i < chunk.size(); i++) {
@@ -171,7 +171,7 @@ final class BindDispatcher {
       services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
       vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
           AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
-              fence.term()));
+              outcome.masterPort(), fence.term()));
       return Future.succeededFuture();
     }
     if (outcome.lostClaim()) {

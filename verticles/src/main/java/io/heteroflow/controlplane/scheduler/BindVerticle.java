@@ -66,6 +66,7 @@ public final class BindVerticle extends VerticleBase {
 
   static JsonObject toJson(BindStore.Outcome outcome) {
     return new JsonObject().put("bound", outcome.bound()).put("host_port", outcome.hostPort())
+        .put("master_port", outcome.masterPort())
         .put("code", outcome.code() == null ? null : outcome.code().name()).put("message", outcome.message())
         .put("fenced", outcome.fenced());
   }
@@ -85,6 +86,7 @@ public final class BindVerticle extends VerticleBase {
       JsonObject outcome = (JsonObject) each;
       String code = outcome.getString("code");
       outcomes.add(new BindStore.Outcome(outcome.getBoolean("bound", false), outcome.getInteger("host_port"),
+          outcome.getInteger("master_port"),
           code == null ? null : ReasonCode.valueOf(code), outcome.getString("message"),
           outcome.getBoolean("fenced", false)));
     }

@@ -31,10 +31,12 @@ import java.util.UUID;
  * pipelined (two round trips besides BEGIN / COMMIT):
  * lock the batch's nodes (in id order) and its still-pending tasks, read their cards, occupants and ports,
  * re-check every request in order against those live rows plus the requests admitted before it (the same
- * checks as {@link BindStore}), then write the admitted ones set-based: task CAS, allocations, node accounting,
- * ledger, events. A request that fails a check gets its own refusal and the rest still bind. PostgreSQL's
- * constraints stay the last word: if one refuses the batch (a card or port taken behind our back), the
- * transaction rolls back and every request is retried alone with {@link BindStore}.
+ * checks as {@link BindStore}), then write the admitted ones set-based: allocations, node accounting,
+ * ledger, events, and last the task CAS, which stamps {@code scheduled_at} from the clock. Every admitted task
+ * gets the lowest free port of the node's master port range (an inference task also a host port). A request
+ * that fails a check gets its own refusal and the rest still bind. PostgreSQL's constraints stay the last word:
+ * if one refuses the batch (a card or port taken behind our back), the transaction rolls back and every request
+ * is retried alone with {@link BindStore}.
  */
 public final class BatchBindStore {
   private final Pool pool;
@@ -94,7 +96,11 @@ public final class BatchBindStore {
           cards.result().forEach(row -> live.cards.put(cardKey(row.getString("node_id"), row.getInteger("gpu_index")), row));
           occupants.result().forEach(row ->
               live.occupants(row.getString("node_id"), row.getInteger("gpu_index")).add(Occupant.of(row)));
-          ports.result().forEach(row -> live.ports(row.getString("node_id")).add(row.getInteger("host_port")));
+          ports.result().forEach(row -> {
+            Set<Integer> held = live.ports(row.getString("node_id"));
+            held.add(row.getInteger("host_port"));
+            held.add(row.getInteger("master_port"));
+          });
           return live;
         })
         .compose(live -> {
@@ -104,7 +110,7 @@ public final class BatchBindStore {
             try {
               Admitted one = admit(request, live, boundary.result());
               admitted.add(one);
-              outcomes.add(new Outcome(true, one.port(), null, null, false));
+              outcomes.add(new Outcome(true, one.port(), one.masterPort(), null, null, false));
             } catch (Rejected rejected) {
               outcomes.add(rejected.outcome());
             }
@@ -119,6 +125,7 @@ public final class BatchBindStore {
     final Map<UUID, Row> tasks = new HashMap<>();
     final Map<String, Row> cards = new HashMap<>();
     final Map<String, List<Occupant>> occupants = new HashMap<>();
+    /** Ports held by active tasks on each node: host ports and master ports (their ranges do not overlap). */
     final Map<String, Set<Integer>> ports = new HashMap<>();
 
     List<Occupant> occupants(String nodeId, int index) {
@@ -150,7 +157,8 @@ public final class BatchBindStore {
     }
   }
 
-  private record Admitted(Request request, String tenant, double cpuCores, long memoryMb, Integer port) {
+  private record Admitted(Request request, String tenant, double cpuCores, long memoryMb, Integer port,
+                          int masterPort) {
   }
 
   private static String cardKey(String nodeId, int index) {
@@ -195,6 +203,7 @@ public final class BatchBindStore {
           + " more cards, " + cpu + " CPU cores and " + memoryMb + " MB");
     }
     Integer port = "inference".equals(task.getString("type")) ? checks.freePort(nodeId, live.ports(nodeId)) : null;
+    int masterPort = checks.freeMasterPort(nodeId, live.ports(nodeId));
     // every check passed: stage the request so the ones after it see it
     node.gpuUsed += cards;
     node.cpuAllocated += cpu;
@@ -207,7 +216,8 @@ public final class BatchBindStore {
     if (port != null) {
       live.ports(nodeId).add(port);
     }
-    return new Admitted(request, tenant, cpu, memoryMb, port);
+    live.ports(nodeId).add(masterPort);
+    return new Admitted(request, tenant, cpu, memoryMb, port, masterPort);
   }
 
   /** The admitted requests' writes, set-based; a count that does not match rolls the batch back. */
@@ -221,6 +231,7 @@ public final class BatchBindStore {
     String[] nodes = new String[n];
     String[] indices = new String[n];
     Integer[] ports = new Integer[n];
+    Integer[] masterPorts = new Integer[n];
     String[] shards = new String[n];
     String[] messages = new String[n];
     AllocationRows allocations = new AllocationRows();
@@ -235,6 +246,7 @@ public final class BatchBindStore {
       nodes[i] = request.nodeId();
       indices[i] = request.gpuIndices().toString().replace('[', '{').replace(']', '}');
       ports[i] = one.port();
+      masterPorts[i] = one.masterPort();
       JsonObject shard = AgentMessages.shard(request.shard());
       shards[i] = shard == null ? null : shard.encode();
       messages[i] = BindChecks.boundMessage(request.nodeId(), request.gpuIndices(), request.shard(), one.port());
@@ -247,9 +259,10 @@ public final class BatchBindStore {
       }
     }
     Tuple cas = Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(nodes).addArrayOfString(indices)
-        .addArrayOfInteger(ports).addArrayOfString(shards).addLong(fence == null ? null : fence.term());
-    // the writes go out pipelined too; a count that does not match rolls everything back
-    Future<RowSet<Row>> claimed = conn.preparedQuery(Sql.BATCH_CAS_BIND).execute(cas);
+        .addArrayOfInteger(ports).addArrayOfString(shards).addLong(fence == null ? null : fence.term())
+        .addArrayOfInteger(masterPorts);
+    // the writes go out pipelined too; a count that does not match rolls everything back. The task CAS goes
+    // last: it stamps scheduled_at from the clock, so the stamp includes all the bind's work but the commit
     Future<RowSet<Row>> allocated = conn.preparedQuery(Sql.BATCH_INSERT_ALLOCATIONS).execute(allocations.tuple());
     Future<RowSet<Row>> accounted = conn.preparedQuery(Sql.BATCH_ADD_ACCOUNTED).execute(accounting(touched, live));
     Future<RowSet<Row>> ledger = conn.preparedQuery(Sql.BATCH_INSERT_LEDGER).execute(Tuple.tuple()
@@ -257,6 +270,7 @@ public final class BatchBindStore {
         .addArrayOfInteger(ledgerDeltas.toArray(new Integer[0])));
     Future<RowSet<Row>> events = conn.preparedQuery(Sql.BATCH_INSERT_BIND_EVENTS)
         .execute(Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(messages));
+    Future<RowSet<Row>> claimed = conn.preparedQuery(Sql.BATCH_CAS_BIND).execute(cas);
     return Future.all(List.of(claimed, allocated, accounted, ledger, events)).map(written -> {
       expect(claimed.result(), n, ReasonCode.BindConflict, "a task of the batch changed state while locked");
       expect(accounted.result(), touched.size(), ReasonCode.InsufficientResources,

@@ -31,7 +31,7 @@ final class BindChecks {
     }
 
     BindStore.Outcome outcome() {
-      return new BindStore.Outcome(false, null, code, getMessage(), false);
+      return BindStore.Outcome.refused(code, getMessage());
     }
   }
 
@@ -118,13 +118,24 @@ final class BindChecks {
 
   /** The lowest port of the configured range not in {@code used}. */
   int freePort(String nodeId, Set<Integer> used) {
-    for (int port = config.portRangeStart(); port <= config.portRangeEnd(); port++) {
+    return lowestFree(nodeId, used, config.portRangeStart(), config.portRangeEnd(), "host port");
+  }
+
+  /**
+   * The lowest port of the master port range not in {@code used}: every task gets one at bind, its own
+   * MASTER_PORT for torch.distributed (the range does not overlap the host ports').
+   */
+  int freeMasterPort(String nodeId, Set<Integer> used) {
+    return lowestFree(nodeId, used, config.masterPortRangeStart(), config.masterPortRangeEnd(), "master port");
+  }
+
+  private static int lowestFree(String nodeId, Set<Integer> used, int start, int end, String what) {
+    for (int port = start; port <= end; port++) {
       if (!used.contains(port)) {
         return port;
       }
     }
-    throw new Rejected(ReasonCode.PortsExhausted, "node " + nodeId + " has no free port in "
-        + config.portRangeStart() + "-" + config.portRangeEnd());
+    throw new Rejected(ReasonCode.PortsExhausted, "node " + nodeId + " has no free " + what + " in " + start + "-" + end);
   }
 
   /** The rolled-back outcome a failure stands for; null for an unexpected failure (e.g. database down). */
@@ -133,19 +144,18 @@ final class BindChecks {
       return rejected.outcome();
     }
     if (failure instanceof LeaderStore.NotLeaderException notLeader) {
-      return new BindStore.Outcome(false, null, null, notLeader.getMessage(), true);
+      return new BindStore.Outcome(false, null, null, null, notLeader.getMessage(), true);
     }
     if (failure instanceof PgException pg && UNIQUE_VIOLATION.equals(pg.getSqlState())) {
-      return new BindStore.Outcome(false, null, ReasonCode.BindConflict,
-          "a picked card or port was taken by another bind", false);
+      return BindStore.Outcome.refused(ReasonCode.BindConflict, "a picked card or port was taken by another bind");
     }
     if (failure instanceof PgException pg && DEADLOCK.equals(pg.getSqlState())) {
-      return new BindStore.Outcome(false, null, ReasonCode.BindConflict,
-          "a concurrent transaction held the node; retried next round", false);
+      return BindStore.Outcome.refused(ReasonCode.BindConflict,
+          "a concurrent transaction held the node; retried next round");
     }
     if (failure instanceof PgException pg && CHECK_VIOLATION.equals(pg.getSqlState())) {
-      return new BindStore.Outcome(false, null, ReasonCode.InsufficientResources,
-          "node capacity constraint: " + pg.getErrorMessage(), false);
+      return BindStore.Outcome.refused(ReasonCode.InsufficientResources,
+          "node capacity constraint: " + pg.getErrorMessage());
     }
     return null;
   }

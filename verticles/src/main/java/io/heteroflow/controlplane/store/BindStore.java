@@ -24,8 +24,9 @@ import java.util.UUID;
  * Bind (SPEC §2.2) of one task as one transaction: lock and re-check the node against live data, CAS-claim
  * the task pending → scheduled, re-check the picked cards (load, occupants, shard memory, tenant boundary),
  * persist the allocations (the partial unique index refuses a card already taken), account cards / CPU /
- * memory on the node (refused past its totals), give an inference task a host port, and write the ledger.
- * Any failure rolls the whole transaction back: the task stays pending, nothing half-bound remains.
+ * memory on the node (refused past its totals), give the task its master port (and an inference task a host
+ * port), and write the ledger; the last statement stamps {@code scheduled_at} with the clock of that moment,
+ * so the stamp includes the whole bind. Any failure rolls the whole transaction back: the task stays pending, nothing half-bound remains.
  * {@link BatchBindStore} binds a whole round the same way with set-based statements.
  */
 public final class BindStore {
@@ -45,10 +46,16 @@ public final class BindStore {
   }
 
   /**
-   * The result of one bind attempt: bound (with its host port, if any), or the reason it was rolled back;
-   * {@code fenced} when the binder's leader term is no longer current (it must step down).
+   * The result of one bind attempt: bound (with its host port, if any, and its master port), or the reason it
+   * was rolled back; {@code fenced} when the binder's leader term is no longer current (it must step down).
    */
-  public record Outcome(boolean bound, Integer hostPort, ReasonCode code, String message, boolean fenced) {
+  public record Outcome(boolean bound, Integer hostPort, Integer masterPort, ReasonCode code, String message,
+                        boolean fenced) {
+    /** A bind that was rolled back for {@code code}. */
+    public static Outcome refused(ReasonCode code, String message) {
+      return new Outcome(false, null, null, code, message, false);
+    }
+
     /** True when another binder claimed the task first: back off silently. */
     public boolean lostClaim() {
       return code == ReasonCode.BindConflict && message == null;
@@ -95,12 +102,14 @@ public final class BindStore {
               Row task = claimed.iterator().next();
               return recheckCards(conn, request, task.getString("tenant"))
                   .compose(v -> allocate(conn, request, task))
-                  .compose(v -> "inference".equals(task.getString("type"))
-                      ? assignPort(conn, taskId, nodeId) : Future.succeededFuture((Integer) null));
+                  .compose(v -> choosePorts(conn, nodeId, "inference".equals(task.getString("type"))));
             })
-            .compose(port -> TaskStore.event(conn, taskId, TaskStatus.PENDING, TaskStatus.SCHEDULED, null,
-                    BindChecks.boundMessage(nodeId, request.gpuIndices(), shard, port))
-                .map(new Outcome(true, port, null, null, false))))
+            .compose(ports -> TaskStore.event(conn, taskId, TaskStatus.PENDING, TaskStatus.SCHEDULED, null,
+                    BindChecks.boundMessage(nodeId, request.gpuIndices(), shard, ports.host()))
+                // the last statement: the ports, and scheduled_at from the clock as the bind is about to commit
+                .compose(v -> conn.preparedQuery(Sql.SET_PORTS_AND_STAMP)
+                    .execute(Tuple.of(taskId, ports.host(), ports.master())))
+                .map(new Outcome(true, ports.host(), ports.master(), null, null, false))))
         .recover(failure -> {
           Outcome refused = BindChecks.refusal(failure);
           return refused == null ? Future.failedFuture(failure) : Future.succeededFuture(refused);
@@ -175,13 +184,22 @@ public final class BindStore {
         .mapEmpty();
   }
 
-  /** The lowest free host port of the configured range on this node (the partial unique index backs it). */
-  private Future<Integer> assignPort(SqlConnection conn, UUID taskId, String nodeId) {
-    return conn.preparedQuery(Sql.PORTS_IN_USE).execute(Tuple.of(nodeId)).compose(rows -> {
+  /** A bound task's ports: its master port, and a host port for an inference task (else null). */
+  private record Ports(Integer host, int master) {
+  }
+
+  /**
+   * The lowest free master port on this node, and for an inference task the lowest free host port, each of its
+   * configured range (the partial unique indexes back them).
+   */
+  private Future<Ports> choosePorts(SqlConnection conn, String nodeId, boolean inference) {
+    return conn.preparedQuery(Sql.PORTS_IN_USE).execute(Tuple.of(nodeId)).map(rows -> {
       Set<Integer> used = new HashSet<>();
-      rows.forEach(row -> used.add(row.getInteger("host_port")));
-      int chosen = checks.freePort(nodeId, used);
-      return conn.preparedQuery(Sql.SET_HOST_PORT).execute(Tuple.of(taskId, chosen)).map(chosen);
+      rows.forEach(row -> {
+        used.add(row.getInteger("host_port"));
+        used.add(row.getInteger("master_port"));
+      });
+      return new Ports(inference ? checks.freePort(nodeId, used) : null, checks.freeMasterPort(nodeId, used));
     });
   }
 }

@@ -17,7 +17,8 @@ final class Sql {
 
   private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
-      + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term";
+      + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
+      + " master_port";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -66,13 +67,14 @@ final class Sql {
   /** Back to the queue: the task no longer holds a node (RETURNING gives the node it held, for the release). */
   static final String CAS_REQUEUE = "WITH held AS (SELECT node_id FROM tasks WHERE id = $1 AND status = $2 FOR UPDATE)"
       + " UPDATE tasks t SET status = 'pending', version = version + 1, node_id = NULL,"
-      + " gpu_indices = '{}', host_port = NULL, shard = NULL, scheduled_at = NULL, started_at = NULL,"
+      + " gpu_indices = '{}', host_port = NULL, master_port = NULL, shard = NULL, scheduled_at = NULL, started_at = NULL,"
       + " reason_code = $3, reason_message = $4,"
       + " preempt_count = preempt_count + CASE WHEN $2 = 'preempting' THEN 1 ELSE 0 END,"
       + " preemptible = CASE WHEN $2 = 'preempting' THEN false ELSE preemptible END"
       + " FROM held WHERE t.id = $1 AND t.status = $2 RETURNING held.node_id";
+  /** The claim of a single bind; its last statement, {@link #SET_PORTS_AND_STAMP}, sets the ports and scheduled_at. */
   static final String CAS_BIND = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
-      + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, scheduled_at = now(), reason_code = NULL,"
+      + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, reason_code = NULL,"
       + " reason_message = NULL"
       + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
@@ -90,10 +92,13 @@ final class Sql {
   /** What is already on these cards: shards, their memory, whole-card tasks, and every tenant present. */
   static final String CARD_OCCUPANTS = "SELECT gpu_index, kind, memory_mb, tenant FROM allocations"
       + " WHERE node_id = $1 AND gpu_index = ANY($2) AND active";
-  static final String SET_HOST_PORT = "UPDATE tasks SET host_port = $2 WHERE id = $1";
+  /** A single bind's last statement: scheduled_at is the clock's time now, as the bind is about to commit. */
+  static final String SET_PORTS_AND_STAMP = "UPDATE tasks SET host_port = $2, master_port = $3,"
+      + " scheduled_at = clock_timestamp() WHERE id = $1";
   static final String SHARE_MEMBERSHIPS = "SELECT group_name, tenant FROM share_group_members";
-  static final String PORTS_IN_USE = "SELECT host_port FROM tasks WHERE node_id = $1 AND host_port IS NOT NULL"
-      + " AND status IN " + ACTIVE_STATES;
+  /** The host and master ports the node's active tasks hold. */
+  static final String PORTS_IN_USE = "SELECT host_port, master_port FROM tasks WHERE node_id = $1"
+      + " AND (host_port IS NOT NULL OR master_port IS NOT NULL) AND status IN " + ACTIVE_STATES;
   static final String RELEASE_ALLOCATIONS = "UPDATE allocations SET active = false, released_at = clock_timestamp()"
       + " WHERE task_id = $1 AND active RETURNING kind";
   static final String INSERT_LEDGER_ENTRY =
@@ -128,15 +133,18 @@ final class Sql {
   /** Every active allocation on these nodes: a batch bind's occupants, a snapshot refresh's card use. */
   static final String ACTIVE_ALLOCATIONS_ON_NODES = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
       + " WHERE node_id = ANY($1) AND active";
-  static final String PORTS_IN_USE_ON_NODES = "SELECT node_id, host_port FROM tasks WHERE node_id = ANY($1)"
-      + " AND host_port IS NOT NULL AND status IN " + ACTIVE_STATES;
-  /** The set-based writes repeat their id array as {@code = ANY($1)} so the planner looks rows up by key. */
+  static final String PORTS_IN_USE_ON_NODES = "SELECT node_id, host_port, master_port FROM tasks WHERE node_id = ANY($1)"
+      + " AND (host_port IS NOT NULL OR master_port IS NOT NULL) AND status IN " + ACTIVE_STATES;
+  /**
+   * The set-based writes repeat their id array as {@code = ANY($1)} so the planner looks rows up by key. The task
+   * CAS is the batch's last statement: scheduled_at is the clock's time then, as the bind is about to commit.
+   */
   static final String BATCH_CAS_BIND = "UPDATE tasks t SET status = 'scheduled', version = t.version + 1,"
       + " node_id = b.node_id, gpu_indices = b.gpu_indices::integer[], host_port = b.host_port,"
-      + " shard = b.shard::jsonb, bound_term = $6::bigint, scheduled_at = now(), reason_code = NULL,"
-      + " reason_message = NULL"
-      + " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[])"
-      + " AS b(id, node_id, gpu_indices, host_port, shard) WHERE t.id = ANY($1) AND t.id = b.id"
+      + " master_port = b.master_port, shard = b.shard::jsonb, bound_term = $6::bigint,"
+      + " scheduled_at = clock_timestamp(), reason_code = NULL, reason_message = NULL"
+      + " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $7::integer[])"
+      + " AS b(id, node_id, gpu_indices, host_port, shard, master_port) WHERE t.id = ANY($1) AND t.id = b.id"
       + " AND t.status = 'pending' RETURNING t.id";
   static final String BATCH_INSERT_ALLOCATIONS = "INSERT INTO allocations (task_id, node_id, gpu_index, kind,"
       + " memory_mb, tenant) SELECT * FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::text[], $5::bigint[],"

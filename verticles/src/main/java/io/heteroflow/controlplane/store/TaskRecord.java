@@ -18,7 +18,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
                          OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
                          long version, double cpuCores, long memoryMb, Integer hostPort, JsonObject shard,
-                         Long boundTerm) {
+                         Long boundTerm, Integer masterPort) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -31,7 +31,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
         row.getOffsetDateTime("finished_at"), row.getLong("version"), row.getDouble("cpu_cores"),
         row.getLong("memory_mb"), row.getInteger("host_port"), (JsonObject) row.getValue("shard"),
-        row.getLong("bound_term"));
+        row.getLong("bound_term"), row.getInteger("master_port"));
   }
 
   public List<String> command() {

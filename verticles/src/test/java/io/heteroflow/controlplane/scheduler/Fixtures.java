@@ -58,6 +58,9 @@ final class Fixtures {
     private final Map<Integer, CardUse> use = new HashMap<>();
     private final Map<Integer, Long> memoryUsed = new HashMap<>();
     private final Map<String, String> labels = new HashMap<>();
+    private long memoryUsedMb = 50_000;
+    private final Map<Integer, Integer> utilization = new HashMap<>();
+    private final Map<Integer, Integer> temperature = new HashMap<>();
 
     NodeBuilder(String id) {
       this.id = id;
@@ -116,6 +119,22 @@ final class Fixtures {
       return this;
     }
 
+    /** Host memory in use (of 512 GB). */
+    NodeBuilder memoryUsedMb(long mb) {
+      memoryUsedMb = mb;
+      return this;
+    }
+
+    NodeBuilder cardUtilization(int index, int percent) {
+      utilization.put(index, percent);
+      return this;
+    }
+
+    NodeBuilder cardTemperature(int index, int celsius) {
+      temperature.put(index, celsius);
+      return this;
+    }
+
     NodeBuilder cpuCores(int cores, double allocated) {
       cpuCores = cores;
       cpuAllocated = allocated;
@@ -143,11 +162,12 @@ final class Fixtures {
     NodeInfo build() {
       List<CardInfo> list = new ArrayList<>();
       for (int i = 0; i < cards; i++) {
-        list.add(new CardInfo(i, model, cardMemoryMb, memoryUsed.getOrDefault(i, 0L), 0, 40, null));
+        list.add(new CardInfo(i, model, cardMemoryMb, memoryUsed.getOrDefault(i, 0L), utilization.getOrDefault(i, 0),
+            temperature.getOrDefault(i, 40), null));
       }
       int used = (int) use.values().stream().filter(card -> card.wholeTasks() > 0).count();
       return new NodeInfo(id, vendor, status, true, dedicated, region, zone, rack, labels, topology, cpuCores,
-          cpuPercent, 512, 50_000, cards, used, cpuAllocated, 0, 0, list, use);
+          cpuPercent, 512, memoryUsedMb, cards, used, cpuAllocated, 0, 0, list, use);
     }
   }
 

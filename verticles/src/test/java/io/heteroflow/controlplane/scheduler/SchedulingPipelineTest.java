@@ -74,7 +74,39 @@ class SchedulingPipelineTest {
             task().cpuCores(8).build(), null, "InsufficientResources", "0/1 nodes are available: 1 short of CPU cores."),
         Arguments.of("spread prefers the emptier node",
             List.of(node("loaded").busyCards(0, 1, 2, 3).cpu(60).build(), node("idle").cpu(5).build()),
-            task().build(), "idle", null, null));
+            task().build(), "idle", null, null),
+        Arguments.of("a node at the CPU threshold takes nothing",
+            List.of(node("hot").cpu(97).build()),
+            task().build(), null, "LoadThresholdExceeded",
+            "0/1 nodes are available: 1 over load thresholds (CPU at or above 90 %)."),
+        Arguments.of("a hot node is passed over for a cool one",
+            List.of(node("hot").cpu(90).build(), node("cool").busyCards(0, 1, 2, 3, 4, 5, 6).cpu(89).build()),
+            task().build(), "cool", null, null),
+        Arguments.of("a node at the memory threshold takes nothing, not even a task without cards",
+            List.of(node("swapping").memoryUsedMb(480_000).build()),
+            task().gpus(0).build(), null, "LoadThresholdExceeded",
+            "0/1 nodes are available: 1 over load thresholds (memory at or above 90 %)."),
+        Arguments.of("hot cards leave too few cool ones",
+            List.of(node("warm").cards(2, "A100").cardTemperature(0, 79).build(),
+                node("busy").cards(2, "A100").cardUtilization(1, 95).build()),
+            task().gpus(2).build(), null, "LoadThresholdExceeded",
+            "0/2 nodes are available: 2 with cards over load thresholds."),
+        Arguments.of("enough cool cards besides a hot one",
+            List.of(node("warm").cards(3, "A100").cardTemperature(0, 85).build()),
+            task().gpus(2).build(), "warm", null, null),
+        Arguments.of("a load reason only where the node would otherwise fit",
+            List.of(node("hot-nv").cpu(99).build(), node("cool-full").busyCards(0, 1, 2, 3, 4, 5, 6, 7).build(),
+                node("asc").vendor("ascend").build()),
+            task().gpuType("nvidia").build(), null, "LoadThresholdExceeded",
+            "0/3 nodes are available: 1 not nvidia, 1 fewer than 1 free cards, 1 over load thresholds (CPU at or"
+                + " above 90 %)."),
+        Arguments.of("a hot node that would not fit anyway is refused for that",
+            List.of(node("hot-asc").vendor("ascend").cpu(99).build()),
+            task().gpuType("nvidia").build(), null, "GPUTypeUnavailable", "0/1 nodes are available: 1 not nvidia."),
+        Arguments.of("a shard needs a cool card",
+            List.of(node("one").cards(1, "A100").cardUtilization(0, 99).build()),
+            task().shard(4000).build(), null, "LoadThresholdExceeded",
+            "0/1 nodes are available: 1 with cards over load thresholds."));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -89,6 +121,28 @@ class SchedulingPipelineTest {
     } else {
       assertEquals(task.gpuRequired(), decision.gpuIndices().size(), name);
     }
+  }
+
+  @Test
+  void cardsOverTheLoadThresholdsAreNeverPicked() {
+    Snapshot snapshot = new Snapshot(List.of(node("mixed").cards(4, "A100").cardTemperature(0, 80)
+        .cardUtilization(2, 97).build()));
+    assertEquals(List.of(1, 3), PIPELINE.decide(task().gpus(2).build(), snapshot, DEFAULTS).gpuIndices());
+    Decision shard = PIPELINE.decide(task().shard(4000).build(), new Snapshot(List.of(node("shards").cards(2, "A100")
+        .shard(0, "team-a", 70000).cardTemperature(1, 90).build())), DEFAULTS);
+    assertFalse(shard.isPlaced(), "the only card with room is hot: " + shard.message());
+    Decision cool = PIPELINE.decide(task().shard(4000).build(), new Snapshot(List.of(node("shards").cards(2, "A100")
+        .shard(1, "team-a", 70000).cardTemperature(1, 90).build())), DEFAULTS);
+    assertEquals(0, cool.shard().cardIndex(), "best fit would take the fuller card 1, but it is hot");
+  }
+
+  @Test
+  void aNodeThatCoolsDownIsJudgedAgain() {
+    Snapshot snapshot = new Snapshot(List.of(node("only").cpu(95).build()));
+    TaskRequest task = task().build();
+    assertEquals("LoadThresholdExceeded", PIPELINE.decide(task, snapshot, DEFAULTS).code().name());
+    snapshot.replace(node("only").cpu(20).build());
+    assertEquals("only", PIPELINE.decide(task, snapshot, DEFAULTS).nodeId(), "the memo judged the new view");
   }
 
   @Test

@@ -55,12 +55,30 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
     return Math.max(0, Math.min(freeCards(allowedModels).size(), gpuTotal - gpuUsed));
   }
 
+  /**
+   * How many whole cards {@code task} could get here: free cards of its allowed models with its
+   * {@code gpu_memory_mb} free on each, within the node's accounting.
+   */
+  public long wholeCardsFor(TaskRequest task) {
+    long fitting = freeCards(task.gpuModels()).stream()
+        .filter(card -> task.gpuMemoryMb() <= 0 || card.memoryTotalMb() - card.memoryUsedMb() >= task.gpuMemoryMb())
+        .count();
+    return Math.min(fitting, freeCardCount(task.gpuModels()));
+  }
+
   public double cpuFree() {
     return cpuCores - cpuAllocated;
   }
 
   public long memoryFreeMb() {
     return (long) (memoryTotalGb * 1024) - memoryAllocatedMb;
+  }
+
+  /** This node with other card use (e.g. cards over the load thresholds counted as held). */
+  public NodeInfo withCardUse(Map<Integer, CardUse> use) {
+    return new NodeInfo(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology,
+        cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed, cpuAllocated, memoryAllocatedMb,
+        inferenceTasks, cards, use);
   }
 
   /** The staged view of this node after binding {@code task} to {@code gpuIndices} or to {@code shard}. */

@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * Plain-Java scheduling of one task on a snapshot: the built-in filter chain (SPEC §2.1), the plugin filters,
- * PreScore, the weighted sum of the score plugins (plugin × node in parallel for large candidate sets),
+ * the load thresholds on each node's last heartbeat ({@link LoadThresholdFilter}, last), PreScore, the weighted sum of the score plugins (plugin × node in parallel for large candidate sets),
  * PostScore, then Bind (whole cards) or the shard placement. Without PreScore / PostScore plugins the verdicts
  * and scores come from the snapshot's {@link DecisionMemo} (only nodes changed since a task of the same shape was
  * decided are judged again; same answers). No Vert.x, no database: the verticles, the benchmark and the trace
@@ -22,16 +22,29 @@ public final class SchedulingPipeline {
   private final List<FilterPlugin> builtInFilters;
   private final BindPlugin defaultBind;
   private final ShardPlacer shardPlacer;
+  /** The load thresholds judged after every other filter; null: none (cards are picked whatever their load). */
+  private final LoadThresholds limits;
+  private final FilterPlugin loadFilter;
 
   public SchedulingPipeline(List<FilterPlugin> builtInFilters, BindPlugin defaultBind, ShardPlacer shardPlacer) {
+    this(builtInFilters, defaultBind, shardPlacer, null);
+  }
+
+  public SchedulingPipeline(List<FilterPlugin> builtInFilters, BindPlugin defaultBind, ShardPlacer shardPlacer,
+                            LoadThresholds limits) {
     this.builtInFilters = List.copyOf(builtInFilters);
     this.defaultBind = defaultBind;
     this.shardPlacer = shardPlacer;
+    this.limits = limits;
+    this.loadFilter = limits == null ? null : new LoadThresholdFilter(limits);
   }
 
   public Decision decide(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
     List<FilterPlugin> filters = new ArrayList<>(builtInFilters);
     filters.addAll(plugins.filters());
+    if (loadFilter != null) {
+      filters.add(loadFilter);
+    }
     if (plugins.preScores().isEmpty() && plugins.postScores().isEmpty()) {
       return decideMemoized(task, snapshot, plugins, filters);
     }
@@ -88,8 +101,9 @@ public final class SchedulingPipeline {
     return new NodeEvaluation(node, verdict, stage, 0);
   }
 
-  /** Bind (whole cards) or the shard placement on the chosen node. */
-  private Decision place(TaskRequest task, NodeInfo best, double bestScore, Snapshot snapshot, PluginSet plugins) {
+  /** Bind (whole cards) or the shard placement on the chosen node, on its cards under the load thresholds. */
+  private Decision place(TaskRequest task, NodeInfo chosen, double bestScore, Snapshot snapshot, PluginSet plugins) {
+    NodeInfo best = limits == null ? chosen : limits.usable(chosen);
     if (task.isShard()) {
       ShardPlacer placer = plugins.shardPlacer() != null ? plugins.shardPlacer() : shardPlacer;
       ShardAssignment shard = placer.place(task, best, snapshot.boundary());

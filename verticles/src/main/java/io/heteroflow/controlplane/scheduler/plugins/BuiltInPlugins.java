@@ -45,11 +45,14 @@ public final class BuiltInPlugins {
     registry.register(name, false, factory, defaults);
   }
 
-  /** The built-in filter chain of SPEC §2.1 (availability → tenant → resource pre-filter → affinity), then the plugins. */
+  /**
+   * The built-in filter chain of SPEC §2.1 (availability → tenant → resource pre-filter → affinity), then the
+   * plugins, then the load thresholds.
+   */
   public static SchedulingPipeline pipeline(SchedulerConfig config) {
     return new SchedulingPipeline(
         List.of(new AvailabilityFilter(), new TenantFilter(), new ResourcePreFilter(config.maxInferencePerNode()),
             new AffinityFilter()),
-        new FewestTasksCardPicker(), new ShardPlacement(config));
+        new FewestTasksCardPicker(), new ShardPlacement(config), config.loadThresholds());
   }
 }

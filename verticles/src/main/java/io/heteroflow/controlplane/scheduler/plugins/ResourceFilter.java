@@ -41,10 +41,7 @@ public final class ResourceFilter implements FilterPlugin {
     if (task.gpuRequired() <= 0) {
       return Status.ok();
     }
-    long fitting = node.freeCards(task.gpuModels()).stream()
-        .filter(card -> task.gpuMemoryMb() <= 0 || card.memoryTotalMb() - card.memoryUsedMb() >= task.gpuMemoryMb())
-        .count();
-    if (Math.min(fitting, node.freeCardCount(task.gpuModels())) < task.gpuRequired()) {
+    if (node.wholeCardsFor(task) < task.gpuRequired()) {
       return Status.reject(NAME, ReasonCode.InsufficientResources, "fewer than " + task.gpuRequired() + " free cards");
     }
     return Status.ok();
