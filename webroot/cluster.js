@@ -19,8 +19,8 @@ export async function render(view, { admin } = { admin: false }) {
       el('span', {}, el('span', { class: 'card', 'data-state': state, style: 'display:inline-flex' }, ' '), ` ${state}`)),
       el('span', {}, el('span', { class: 'badge offline' }, 'offline'), el('span', { class: 'badge cordoned' }, 'cordoned'),
         el('span', { class: 'badge draining' }, 'draining'), el('span', { class: 'badge dedicated' }, 'dedicated'))),
-    ...[...groups.entries()].sort().map(([name, nodes]) => el('section', { class: 'group', 'aria-label': name },
-      el('h3', {}, name), el('div', { class: 'nodes' }, nodes.map((node) => nodeCard(node, view, admin))))));
+    el('div', { class: 'groups' }, [...groups.entries()].sort().map(([name, nodes]) => el('section', { class: 'group', 'aria-label': name },
+      el('h3', {}, name), el('div', { class: 'nodes' }, nodes.map((node) => nodeCard(node, view, admin)))))));
 }
 
 /** "4 × A100 (40 GB)", one entry per model. */
@@ -80,5 +80,5 @@ function adminControls(node, view) {
       act('PUT', '/location', Object.fromEntries(['region', 'zone', 'rack']
         .map((name) => [name, event.target.elements[name].value.trim()]).filter(([, value]) => value)));
     } }, field('region'), field('zone'), field('rack'), el('button', { type: 'submit' }, 'Save location'));
-  return el('div', { class: 'admin' }, actions, form);
+  return el('div', { class: 'admin' }, actions, el('details', {}, el('summary', { class: 'note' }, 'Location'), form));
 }

@@ -10,8 +10,6 @@ import io.heteroflow.agent.simulated.SimulatedNode;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.testsupport.ControlPlaneHarness;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +19,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -134,10 +131,6 @@ class ConsoleBrowserTest {
     }
     assertEquals("free", browser.driver.findElement(By.cssSelector("article[data-node='web-asc-1'] .card[data-index='0']"))
         .getAttribute("data-state"));
-    String shot = System.getProperty("heteroflow.screenshot");
-    if (shot != null) {
-      Files.write(Path.of(shot), browser.driver.getScreenshotAs(OutputType.BYTES));
-    }
     cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
   }
 
