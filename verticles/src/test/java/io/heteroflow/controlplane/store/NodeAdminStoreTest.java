@@ -44,6 +44,8 @@ class NodeAdminStoreTest {
     assertTrue(version("co-1") > before, "the scheduler's snapshot must see the cordon");
     assertTrue(node("co-1").info().cordoned());
     assertTrue(node("co-1").toJson().getBoolean("cordoned"));
+    assertTrue(await(store.nodes.applyHeartbeat(beat("co-1", 2, null).put("boot_id", "b2"))));
+    assertTrue(node("co-1").info().cordoned(), "a heartbeat never uncordons");
 
     BindStore.Outcome single = await(store.binds.bind(store.task(1).id(), "co-1", List.of(0)));
     assertFalse(single.bound());
