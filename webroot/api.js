@@ -7,6 +7,30 @@ export function token() {
 
 export function setToken(value) {
   sessionStorage.setItem(TOKEN_KEY, value);
+  caller = null;
+}
+
+let caller = null;
+
+/** Who the token is ({tenant, admin}), asked once per token: the page hides admin forms from tenant tokens. */
+export function whoami() {
+  if (!caller) caller = api('GET', '/api/v1/whoami').catch((e) => { caller = null; throw e; });
+  return caller;
+}
+
+/** A time as "12 s ago", "3 min ago", "5 h ago", "2 d ago" (the exact time is in the element's title). */
+export function ago(iso, now = Date.now()) {
+  if (!iso) return 'never';
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
+  return `${Math.floor(seconds / 86400)} d ago`;
+}
+
+/** An element showing a relative time, the exact one as its title. */
+export function time(iso) {
+  return el('time', { datetime: iso ?? undefined, title: iso ?? undefined }, ago(iso));
 }
 
 export function showError(message) {

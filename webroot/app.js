@@ -1,5 +1,5 @@
 // HeteroFlow's operator console: plain ES modules, no build step, no external resources.
-import { setToken, showError, token } from './api.js';
+import { setToken, showError, token, whoami } from './api.js';
 import * as plugins from './plugins.js';
 import * as cluster from './cluster.js';
 import * as queue from './queue.js';
@@ -16,7 +16,17 @@ async function show() {
   clearInterval(timer);
   if (!token()) return;
   const view = document.getElementById('view');
-  const draw = () => module.render(view).catch((e) => showError(e.message));
+  let admin = false;
+  try {
+    const me = await whoami();
+    admin = me.admin;
+    document.body.dataset.admin = String(admin);
+    document.getElementById('token-state').textContent = admin ? 'admin' : `tenant ${me.tenant}`;
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
+  const draw = () => module.render(view, { admin }).catch((e) => showError(e.message));
   await draw();
   if (name === 'cluster' || name === 'queue') timer = setInterval(() => {
     if (!view.contains(document.activeElement) || document.activeElement === view) draw();

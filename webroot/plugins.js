@@ -3,20 +3,30 @@ import { api, el, showError } from './api.js';
 
 const EXCLUSIVE = ['spread', 'binpack'];
 
-export async function render(view) {
+export async function render(view, { admin } = { admin: false }) {
   const { plugins } = await api('GET', '/api/v1/scheduler/plugins');
-  const rows = plugins.map((plugin) => row(plugin, view));
+  const rows = plugins.map((plugin) => (admin ? row(plugin, view) : readOnlyRow(plugin)));
   view.replaceChildren(
     el('h2', {}, 'Scheduler plugins'),
     el('p', { class: 'note' }, 'What this page shows is what the scheduler uses: every change is stored and re-read. ',
-      'spread and binpack exclude each other: switching one on switches the other off.'),
+      'spread and binpack exclude each other: switching one on switches the other off.',
+      admin ? '' : ' Only the admin token can change plugins.'),
     el('table', { 'aria-label': 'Scheduler plugins', id: 'plugins' },
       el('thead', {}, el('tr', {}, ['Plugin', 'Kind', 'State', 'Weight', 'Settings'].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, rows)));
 }
 
+/** A tenant's view: the plugin set as the scheduler uses it, without the switches (the API would refuse them). */
+function readOnlyRow(plugin) {
+  const state = el('span', { class: plugin.enabled ? 'badge on' : 'badge' }, plugin.locked ? 'always on' : plugin.enabled ? 'on' : 'off');
+  return el('tr', { 'data-plugin': plugin.name, 'data-enabled': String(plugin.enabled) },
+    el('th', { scope: 'row' }, plugin.name), el('td', {}, plugin.kind), el('td', {}, state),
+    el('td', {}, plugin.locked || plugin.kind === 'config' ? '—' : plugin.weight),
+    el('td', { class: 'note' }, Object.keys(plugin.extra).length ? JSON.stringify(plugin.extra) : ''));
+}
+
 function row(plugin, view) {
-  const reload = () => render(view).catch((e) => showError(e.message));
+  const reload = () => render(view, { admin: true }).catch((e) => showError(e.message));
   const change = (method, path, body) => api(method, path, body).then(() => showError('')).catch((e) => showError(e.message)).then(reload);
   const state = plugin.locked
     ? el('span', {}, el('span', { class: 'badge locked' }, 'always on'), ' ',

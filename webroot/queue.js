@@ -1,5 +1,5 @@
 // The queue: pending tasks by priority with their reason, counts by reason, running tasks, one task's detail.
-import { api, el, showError } from './api.js';
+import { api, el, showError, time } from './api.js';
 
 export async function render(view) {
   const [pending, running] = await Promise.all([
@@ -18,11 +18,11 @@ export async function render(view) {
   view.replaceChildren(
     el('h2', {}, `Queue: ${queue.length} pending, ${running.items.length} running`),
     el('p', {}, [...byReason.entries()].map(([code, count]) => el('span', { class: 'badge' }, `${code}: ${count}`)), ' '),
-    table('Pending tasks', queue, [['Task', (t) => t.name], ['Priority', (t) => t.priority], ['Tenant', (t) => t.tenant],
+    table('Pending tasks', queue, [['Task', (t) => t.name], ['Priority', (t) => t.priority], ['Tenant', (t) => t.tenant], ['Waiting since', (t) => time(t.created_at)],
       ['Reason', (t) => t.reason ? `${t.reason.code}: ${t.reason.message}` : '—']]),
     el('h3', {}, 'Running'),
     table('Running tasks', running.items, [['Task', (t) => t.name], ['Node', (t) => t.node],
-      ['Cards', (t) => t.shard ? `shard of ${t.shard.card_index}` : t.gpus.join(',')], ['Started', (t) => t.started_at]]),
+      ['Cards', (t) => t.shard ? `shard of ${t.shard.card_index}` : t.gpus.join(',')], ['Started', (t) => time(t.started_at)]]),
     detail);
 }
 
@@ -31,7 +31,7 @@ async function show(id, detail) {
     const [task, events, logs] = await Promise.all([api('GET', `/api/v1/tasks/${id}`),
       api('GET', `/api/v1/tasks/${id}/events`), api('GET', `/api/v1/tasks/${id}/logs`)]);
     detail.replaceChildren(el('h3', {}, `${task.name} (${task.status})`),
-      el('ol', {}, events.map((e) => el('li', {}, `${e.at} ${e.from ?? ''} → ${e.to ?? e.kind} ${e.code ?? ''} ${e.message ?? ''}`))),
+      el('ol', {}, events.map((e) => el('li', {}, time(e.at), ` ${e.from ?? ''} → ${e.to ?? e.kind} ${e.code ?? ''} ${e.message ?? ''}`))),
       el('pre', { 'aria-label': 'Logs' }, logs || '(no output)'));
     showError('');
   } catch (e) {

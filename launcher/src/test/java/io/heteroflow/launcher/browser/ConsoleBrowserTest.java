@@ -10,8 +10,6 @@ import io.heteroflow.agent.simulated.SimulatedNode;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.testsupport.ControlPlaneHarness;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -72,7 +70,9 @@ class ConsoleBrowserTest {
   }
 
   private static void waitUntil(String what, java.util.function.BooleanSupplier condition) {
-    new WebDriverWait(browser.driver, Duration.ofSeconds(15)).withMessage(what).until(driver -> condition.getAsBoolean());
+    // the cluster view redraws every 3 s: an element found may be replaced before it is read
+    new WebDriverWait(browser.driver, Duration.ofSeconds(15)).withMessage(what)
+        .ignoring(StaleElementReferenceException.class).until(driver -> condition.getAsBoolean());
   }
 
   private static JsonObject plugin(String name) {
@@ -131,11 +131,64 @@ class ConsoleBrowserTest {
     }
     assertEquals("free", browser.driver.findElement(By.cssSelector("article[data-node='web-asc-1'] .card[data-index='0']"))
         .getAttribute("data-state"));
-    String shot = System.getProperty("heteroflow.screenshot");
-    if (shot != null) {
-      Files.write(Path.of(shot), browser.driver.getScreenshotAs(OutputType.BYTES));
-    }
     cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
+  }
+
+  private static void useToken(String token) {
+    browser.driver.get(base);
+    WebElement field = waitFor(By.id("token"));
+    field.sendKeys(token);
+    browser.driver.findElement(By.cssSelector("#token-form button")).click();
+  }
+
+  private static int count(String selector) {
+    return browser.driver.findElements(By.cssSelector(selector)).size();
+  }
+
+  @Test
+  void aTenantTokenSeesNoAdminFormsAndTheAdminDoes() throws Exception {
+    String tenant = cp.json("POST", "/api/v1/tenants", ADMIN, "{\"name\":\"viewer\"}", 201).getString("token");
+    try {
+      useToken(tenant);
+      waitUntil("the page knows the tenant", () -> "tenant viewer".equals(waitFor(By.id("token-state")).getText()));
+      openView("cluster");
+      waitFor(By.cssSelector("article[data-node='web-nv-1'] .cards"));
+      assertEquals(0, count(".location-form"), "no location form for a tenant");
+      assertEquals(0, count(".node-actions button"), "no cordon / drain buttons for a tenant");
+      waitUntil("the heartbeat as a relative time", () -> waitFor(By.cssSelector("article[data-node='web-nv-1'] time"))
+          .getText().matches("\\d+ s ago"));
+      waitUntil("the card models", () -> waitFor(By.cssSelector("article[data-node='web-asc-1'] .models")).getText()
+          .contains("8 × 910B"));
+      openView("plugins");
+      waitFor(By.cssSelector("tr[data-plugin='binpack']"));
+      assertEquals(0, count("#plugins button") + count("#plugins input") + count("#plugins select"),
+          "no plugin switches, weights or settings for a tenant");
+    } finally {
+      useToken(ADMIN);
+    }
+    waitUntil("the page knows the admin", () -> "admin".equals(waitFor(By.id("token-state")).getText()));
+    openView("cluster");
+    waitFor(By.cssSelector("article[data-node='web-nv-1'] .location-form"));
+    assertEquals(2, count(".location-form"));
+    assertEquals(2, count(".node-actions button[data-action='cordon']"));
+    openView("plugins");
+    waitFor(By.cssSelector("tr[data-plugin='binpack'] button"));
+  }
+
+  @Test
+  void aNodeCordonedInThePageIsCordonedForTheSchedulerAndMarked() throws Exception {
+    openView("cluster");
+    waitFor(By.cssSelector("button[aria-label='Cordon web-asc-1']")).click();
+    waitUntil("the API says cordoned", () -> cp.get("/api/v1/nodes/web-asc-1").getBoolean("cordoned"));
+    waitUntil("the page marks it", () -> "true".equals(
+        waitFor(By.cssSelector("article[data-node='web-asc-1']")).getAttribute("data-cordoned")));
+    waitUntil("the badge", () -> "cordoned".equals(
+        waitFor(By.cssSelector("article[data-node='web-asc-1'] .badge.cordoned")).getText()));
+    waitUntil("the other node unmarked", () -> "false".equals(
+        waitFor(By.cssSelector("article[data-node='web-nv-1']")).getAttribute("data-cordoned")));
+    waitFor(By.cssSelector("button[aria-label='Uncordon web-asc-1']")).click();
+    waitUntil("uncordoned", () -> !cp.get("/api/v1/nodes/web-asc-1").getBoolean("cordoned"));
+    waitUntil("the mark gone", () -> count("article[data-node='web-asc-1'] .badge.cordoned") == 0);
   }
 
   @Test

@@ -4,18 +4,29 @@ import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
 import io.heteroflow.controlplane.store.CardCounts;
+import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 import java.util.regex.Pattern;
 
-/** {@code /api/v1/nodes}: the fleet as PostgreSQL knows it; admins set location (region/zone/rack) and labels. */
+/**
+ * {@code /api/v1/nodes}: the fleet as PostgreSQL knows it; admins set location (region/zone/rack) and labels,
+ * cordon, uncordon and drain nodes and set their dedicated tenant. Also {@code /api/v1/whoami}.
+ */
 final class NodeRoutes {
   private static final Pattern LOCATION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+  private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
   private final Services services;
 
   NodeRoutes(Services services) {
@@ -41,6 +52,83 @@ final class NodeRoutes {
     })));
     api.put("/nodes/:id/location").handler(Http.handle(this::setLocation));
     api.put("/nodes/:id/labels").handler(Http.handle(this::setLabels));
+    api.post("/nodes/:id/cordon").handler(Http.handle(ctx -> cordon(ctx, true)));
+    api.post("/nodes/:id/uncordon").handler(Http.handle(ctx -> cordon(ctx, false)));
+    api.post("/nodes/:id/drain").putMetadata(RouteGuard.QUERY, List.of("wait")).handler(Http.handle(this::drain));
+    api.put("/nodes/:id/dedicated").handler(Http.handle(this::setDedicated));
+    // who the caller is, for the console (it hides admin forms from tenant tokens)
+    api.get("/whoami").handler(Http.handle(ctx -> {
+      Principal principal = Http.principal(ctx);
+      return Future.succeededFuture(Reply.ok(new JsonObject().put("tenant", principal.tenant())
+          .put("admin", principal.admin())));
+    }));
+  }
+
+  private Future<Reply> cordon(RoutingContext ctx, boolean cordoned) {
+    Http.requireAdmin(ctx);
+    String id = ctx.pathParam("id");
+    return services.nodes().setCordon(id, cordoned, false).compose(found -> reply(found, id));
+  }
+
+  /**
+   * Drain: cordon, then stop every scheduled or running task on the node as a user's stop does (stopping;
+   * the agent sends SIGTERM, then SIGKILL after the grace). With {@code wait=true} the tasks are left to finish.
+   */
+  private Future<Reply> drain(RoutingContext ctx) {
+    Http.requireAdmin(ctx);
+    String waitParam = ctx.queryParams().get("wait");
+    if (waitParam != null && !waitParam.equals("true") && !waitParam.equals("false")) {
+      throw ApiError.badField("wait", "must be true or false");
+    }
+    boolean wait = "true".equals(waitParam);
+    String id = ctx.pathParam("id");
+    return services.nodes().setCordon(id, true, true).compose(found -> {
+      if (!found) {
+        throw ApiError.notFound("node " + id);
+      }
+      if (wait) {
+        return Future.succeededFuture();
+      }
+      return services.nodes().activeTasks(id).compose(tasks -> {
+        List<Future<Void>> stops = new ArrayList<>();
+        tasks.forEach((task, status) -> stops.add(stop(ctx.vertx(), id, task, status, 3)));
+        return Future.all(stops).mapEmpty();
+      });
+    }).compose(stopped -> reply(true, id));
+  }
+
+  /** One task of a drained node to stopping (a lost race re-reads it and tries again), and its agent told. */
+  private Future<Void> stop(Vertx vertx, String nodeId, UUID task, TaskStatus from, int attemptsLeft) {
+    if (from != TaskStatus.SCHEDULED && from != TaskStatus.RUNNING) {
+      return Future.succeededFuture(); // already stopping, preempting or finished
+    }
+    TaskStore.Details details = new TaskStore.Details(null, null, null, "stopped by drain of node " + nodeId);
+    return services.tasks().transition(task, from, TaskStatus.STOPPING, details).compose(won -> {
+      if (won) {
+        vertx.eventBus().send(BusAddresses.agentStop(nodeId), new JsonObject().put("task_id", task.toString()));
+        return Future.succeededFuture();
+      }
+      if (attemptsLeft == 0) {
+        return Future.succeededFuture();
+      }
+      return services.tasks().get(task).compose(fresh -> fresh.isEmpty() || !nodeId.equals(fresh.get().nodeId())
+          ? Future.succeededFuture() : stop(vertx, nodeId, task, fresh.get().status(), attemptsLeft - 1));
+    });
+  }
+
+  private Future<Reply> setDedicated(RoutingContext ctx) {
+    Http.requireAdmin(ctx);
+    StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("tenant"));
+    if (!ctx.body().asJsonObject().containsKey("tenant")) {
+      throw ApiError.badField("tenant", "is required (a tenant name, or null for none)");
+    }
+    String tenant = json.string("tenant", null, 63, TENANT);
+    String id = ctx.pathParam("id");
+    return services.nodes().setDedicated(id, tenant).compose(outcome -> switch (outcome) {
+      case UNKNOWN_TENANT -> throw ApiError.badField("tenant", "unknown tenant '" + tenant + "'");
+      case UNKNOWN_NODE -> reply(false, id);
+      case SET -> reply(true, id);
+    });
   }
 
   private Future<Reply> setLocation(RoutingContext ctx) {

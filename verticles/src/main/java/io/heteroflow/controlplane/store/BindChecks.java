@@ -48,12 +48,15 @@ final class BindChecks {
     this.config = config;
   }
 
-  /** The locked node row is online (or busy), executable and under the CPU / memory load thresholds. */
+  /** The locked node row is online (or busy), not cordoned, executable and under the CPU / memory load thresholds. */
   void node(String nodeId, Row node) {
     LoadThresholds limits = config.loadThresholds();
     String status = node.getString("status");
     if (!("online".equals(status) || "busy".equals(status)) || !node.getBoolean("executable")) {
       throw new Rejected(ReasonCode.NoSchedulableNodes, "node " + nodeId + " is " + status);
+    }
+    if (node.getBoolean("cordoned")) {
+      throw new Rejected(ReasonCode.NoSchedulableNodes, "node " + nodeId + " is cordoned");
     }
     if (node.getDouble("cpu_percent") >= limits.cpuPercent()) {
       throw new Rejected(ReasonCode.LoadThresholdExceeded, "node " + nodeId + " CPU at "

@@ -8,9 +8,13 @@ import io.vertx.core.json.JsonObject;
 import java.time.OffsetDateTime;
 import java.util.Map;
 
-/** A node as stored: the scheduler's view of it plus what only operators look at. */
+/**
+ * A node as stored: the scheduler's view of it plus what only operators look at. {@code draining}: a drain was
+ * asked for and tasks still run there; {@code dedicatedByAdmin}: the dedicated tenant is an admin's, which
+ * heartbeats never change.
+ */
 public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArray internalIps,
-                         Map<Integer, String> cardUuids) {
+                         Map<Integer, String> cardUuids, boolean draining, boolean dedicatedByAdmin) {
 
   public JsonObject toJson() {
     JsonArray cards = new JsonArray();
@@ -30,6 +34,10 @@ public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArra
         .put("status", info.status())
         .put("executable", info.executable())
         .put("dedicated_tenant", info.dedicatedTenant())
+        .put("dedicated_by", info.dedicatedTenant() == null && !dedicatedByAdmin ? null
+            : dedicatedByAdmin ? "admin" : "agent")
+        .put("cordoned", info.cordoned())
+        .put("draining", draining)
         .put("location", new JsonObject().put("region", info.region()).put("zone", info.zone()).put("rack", info.rack()))
         .put("labels", new JsonObject(Map.copyOf(info.labels())))
         .put("topology", info.topology())

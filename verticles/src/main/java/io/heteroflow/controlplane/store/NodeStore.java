@@ -4,6 +4,7 @@ import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.CardUse;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -14,6 +15,7 @@ import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -171,6 +173,39 @@ public final class NodeStore {
     return pool.preparedQuery(Sql.SET_NODE_LABELS).execute(Tuple.of(nodeId, labels)).map(rows -> rows.size() == 1);
   }
 
+  /**
+   * Cordons a node ({@code drain}: and marks it draining) or, with {@code cordoned} false, uncordons it and ends
+   * a drain. Bumps the node's version so the scheduler's snapshot reads it. Answers whether the node exists.
+   */
+  public Future<Boolean> setCordon(String nodeId, boolean cordoned, boolean drain) {
+    return pool.preparedQuery(Sql.SET_NODE_CORDON).execute(Tuple.of(nodeId, cordoned, drain))
+        .map(rows -> rows.size() == 1);
+  }
+
+  /** The outcome of setting a node's dedicated tenant: the node exists, and the tenant does. */
+  public enum DedicatedOutcome { SET, UNKNOWN_NODE, UNKNOWN_TENANT }
+
+  /**
+   * An admin's dedicated tenant for a node ({@code tenant} null: dedicated to nobody). It is stored as an
+   * override: from now on heartbeats never change the node's dedicated tenant, whatever the agent reports.
+   */
+  public Future<DedicatedOutcome> setDedicated(String nodeId, String tenant) {
+    return pool.preparedQuery(Sql.SET_NODE_DEDICATED).execute(Tuple.of(nodeId, tenant)).map(rows -> {
+      Row known = rows.iterator().next();
+      return !known.getBoolean("node_known") ? DedicatedOutcome.UNKNOWN_NODE
+          : !known.getBoolean("tenant_known") ? DedicatedOutcome.UNKNOWN_TENANT : DedicatedOutcome.SET;
+    });
+  }
+
+  /** The active tasks on a node (scheduled, running, stopping, preempting), by id. */
+  public Future<Map<UUID, TaskStatus>> activeTasks(String nodeId) {
+    return pool.preparedQuery(Sql.ACTIVE_TASKS_ON_NODE).execute(Tuple.of(nodeId)).map(rows -> {
+      Map<UUID, TaskStatus> tasks = new LinkedHashMap<>();
+      rows.forEach(row -> tasks.put(row.getUUID("id"), TaskStatus.fromWire(row.getString("status"))));
+      return tasks;
+    });
+  }
+
   private Future<List<NodeRecord>> load(String nodeId) {
     Future<RowSet<Row>> nodes = nodeId == null ? pool.query(Sql.NODES).execute()
         : pool.preparedQuery(Sql.NODE_BY_ID).execute(Tuple.of(nodeId));
@@ -272,9 +307,10 @@ public final class NodeStore {
         row.getString("topology"), row.getInteger("cpu_cores"), row.getDouble("cpu_percent"),
         row.getDouble("memory_total_gb"), row.getLong("memory_used_mb"), row.getInteger("gpu_total"),
         row.getInteger("gpu_used"), row.getDouble("cpu_allocated"), row.getLong("memory_allocated_mb"),
-        row.getLong("inference_tasks").intValue(), cards, use);
+        row.getLong("inference_tasks").intValue(), cards, use, row.getBoolean("cordoned"));
     Object ips = row.getValue("internal_ips");
     return new NodeRecord(info, row.getOffsetDateTime("last_heartbeat_at"),
-        ips instanceof JsonArray array ? array : new JsonArray(), uuids);
+        ips instanceof JsonArray array ? array : new JsonArray(), uuids, row.getBoolean("draining"),
+        row.getBoolean("dedicated_by_admin"));
   }
 }

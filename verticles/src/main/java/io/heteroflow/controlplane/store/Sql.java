@@ -105,7 +105,7 @@ final class Sql {
       "INSERT INTO gpu_ledger (node_id, task_id, delta, entry) VALUES ($1, $2, $3, $4)";
 
   // ---- nodes and cards
-  static final String LOCK_NODE = "SELECT status, executable, cpu_percent, memory_total_gb, memory_used_mb,"
+  static final String LOCK_NODE = "SELECT status, executable, cordoned, cpu_percent, memory_total_gb, memory_used_mb,"
       + " gpu_total, gpu_used FROM nodes WHERE id = $1 FOR UPDATE";
   static final String CARDS_OF_NODE_AT = "SELECT gpu_index, memory_total_mb, memory_used_mb, utilization_percent,"
       + " temperature_c FROM cards WHERE node_id = $1 AND gpu_index = ANY($2)";
@@ -123,7 +123,7 @@ final class Sql {
 
   // ---- the batch bind (BatchBindStore): one transaction per round's share of binds, set-based writes
   /** Every node of the batch, locked in id order (two batches over shared nodes cannot deadlock). */
-  static final String LOCK_NODES = "SELECT id, status, executable, cpu_percent, memory_total_gb, memory_used_mb,"
+  static final String LOCK_NODES = "SELECT id, status, executable, cordoned, cpu_percent, memory_total_gb, memory_used_mb,"
       + " gpu_total, gpu_used, cpu_cores, cpu_allocated, memory_allocated_mb FROM nodes WHERE id = ANY($1)"
       + " ORDER BY id FOR UPDATE";
   static final String LOCK_PENDING_TASKS = "SELECT id, type, cpu_cores, memory_mb, tenant FROM tasks"
@@ -192,7 +192,8 @@ final class Sql {
       + " boot_seen_at = CASE WHEN nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id THEN now() ELSE nodes.boot_seen_at END,"
       + " last_heartbeat_at = now(), region = COALESCE(nodes.region, EXCLUDED.region),"
       + " zone = COALESCE(nodes.zone, EXCLUDED.zone), rack = COALESCE(nodes.rack, EXCLUDED.rack),"
-      + " dedicated_tenant = COALESCE(nodes.dedicated_tenant, EXCLUDED.dedicated_tenant),"
+      + " dedicated_tenant = CASE WHEN nodes.dedicated_by_admin THEN nodes.dedicated_tenant"
+      + " ELSE COALESCE(nodes.dedicated_tenant, EXCLUDED.dedicated_tenant) END,"
       + " version = nodes.version + 1"
       + " WHERE nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id OR nodes.heartbeat_seq < EXCLUDED.heartbeat_seq"
       + " RETURNING id";
@@ -232,7 +233,9 @@ final class Sql {
       + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.cpu_cores, n.cpu_percent,"
       + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, n.last_heartbeat_at, n.cpu_allocated,"
       + " n.memory_allocated_mb, (SELECT count(*) FROM tasks t WHERE t.node_id = n.id AND t.type = 'inference'"
-      + " AND t.status IN " + ACTIVE_STATES + ") AS inference_tasks";
+      + " AND t.status IN " + ACTIVE_STATES + ") AS inference_tasks, n.cordoned, n.dedicated_by_admin,"
+      + " CASE WHEN n.drain_requested THEN EXISTS (SELECT 1 FROM tasks t WHERE t.node_id = n.id"
+      + " AND t.status IN " + ACTIVE_STATES + ") ELSE false END AS draining";
   static final String NODES = "SELECT " + NODE_COLUMNS + " FROM nodes n ORDER BY n.id";
   static final String NODE_BY_ID = "SELECT " + NODE_COLUMNS + " FROM nodes n WHERE n.id = $1";
   static final String CARDS = "SELECT node_id, gpu_index, uuid, model, memory_total_mb, memory_used_mb,"
@@ -277,6 +280,17 @@ final class Sql {
   static final String REPEATABLE_READ = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ";
   static final String SET_NODE_LOCATION = "UPDATE nodes SET region = $2, zone = $3, rack = $4, version = version + 1"
       + " WHERE id = $1 RETURNING id";
+  /** Node administration (V6): cordon (and drain) bump the version, so the scheduler's snapshot reads the node. */
+  static final String SET_NODE_CORDON = "UPDATE nodes SET cordoned = $2, drain_requested = $2 AND (drain_requested OR $3),"
+      + " version = version + 1 WHERE id = $1 RETURNING id";
+  /** Sets an admin's dedicated tenant when the node and the tenant (or null) exist; answers which of them do. */
+  static final String SET_NODE_DEDICATED = "WITH known AS (SELECT $2::text IS NULL"
+      + " OR EXISTS (SELECT 1 FROM tenants WHERE name = $2) AS tenant), set AS (UPDATE nodes"
+      + " SET dedicated_tenant = $2, dedicated_by_admin = true, version = version + 1"
+      + " WHERE id = $1 AND (SELECT tenant FROM known) RETURNING id)"
+      + " SELECT (SELECT tenant FROM known) AS tenant_known, EXISTS (SELECT 1 FROM nodes WHERE id = $1) AS node_known";
+  static final String ACTIVE_TASKS_ON_NODE = "SELECT id, status FROM tasks WHERE node_id = $1 AND status IN "
+      + ACTIVE_STATES + " ORDER BY id";
   static final String SET_NODE_LABELS = "UPDATE nodes SET labels = $2, version = version + 1 WHERE id = $1 RETURNING id";
 
   // ---- plugin configuration

@@ -13,7 +13,7 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
                        String region, String zone, String rack, Map<String, String> labels, String topology,
                        int cpuCores, double cpuPercent, double memoryTotalGb, long memoryUsedMb,
                        int gpuTotal, int gpuUsed, double cpuAllocated, long memoryAllocatedMb, int inferenceTasks,
-                       List<CardInfo> cards, Map<Integer, CardUse> cardUse) {
+                       List<CardInfo> cards, Map<Integer, CardUse> cardUse, boolean cordoned) {
 
   /** A card whose memory use is at or above this percentage cannot take a whole-card task (SPEC §3). */
   public static final double CARD_MEMORY_FULL_PERCENT = 95.0;
@@ -22,6 +22,17 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     cards = cards == null ? List.of() : List.copyOf(cards);
     cardUse = cardUse == null ? Map.of() : Map.copyOf(cardUse);
+  }
+
+  /** A node that is not cordoned (an admin's cordon is the only source of {@code cordoned}). */
+  public NodeInfo(String id, String gpuVendor, String status, boolean executable, String dedicatedTenant,
+                  String region, String zone, String rack, Map<String, String> labels, String topology,
+                  int cpuCores, double cpuPercent, double memoryTotalGb, long memoryUsedMb,
+                  int gpuTotal, int gpuUsed, double cpuAllocated, long memoryAllocatedMb, int inferenceTasks,
+                  List<CardInfo> cards, Map<Integer, CardUse> cardUse) {
+    this(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology, cpuCores,
+        cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed, cpuAllocated, memoryAllocatedMb, inferenceTasks,
+        cards, cardUse, false);
   }
 
   public CardUse use(int index) {
@@ -78,7 +89,7 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
   public NodeInfo withCardUse(Map<Integer, CardUse> use) {
     return new NodeInfo(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology,
         cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed, cpuAllocated, memoryAllocatedMb,
-        inferenceTasks, cards, use);
+        inferenceTasks, cards, use, cordoned);
   }
 
   /** The staged view of this node after binding {@code task} to {@code gpuIndices} or to {@code shard}. */
@@ -93,6 +104,6 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
     return new NodeInfo(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology,
         cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed + gpuIndices.size(),
         cpuAllocated + task.cpuCores(), memoryAllocatedMb + task.memoryMb(),
-        inferenceTasks + (task.isInference() ? 1 : 0), cards, use);
+        inferenceTasks + (task.isInference() ? 1 : 0), cards, use, cordoned);
   }
 }
