@@ -87,12 +87,12 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   private static void run(Map<String, String> flags) throws Exception {
-    Path nodes = existing("--nodes", flags.getOrDefault("--nodes", TRACES + "openb_node_list_gpu_node.csv"));
-    List<Path> pods = Arrays.stream(flags.getOrDefault("--pods", TRACES + "openb_pod_list_default.csv").split(","))
-        .map(file -> existing("--pods", file.trim())).toList();
     List<String> policies = List.of(flags.getOrDefault("--policy", String.join(",", TraceSimulation.POLICIES)).split(","));
     policies.forEach(TraceSimulation::policyConfig);
     long[] seeds = seeds(flags.getOrDefault("--seeds", "42-51"));
+    Path nodes = existing("--nodes", flags.getOrDefault("--nodes", TRACES + "openb_node_list_gpu_node.csv"));
+    List<Path> pods = Arrays.stream(flags.getOrDefault("--pods", TRACES + "openb_pod_list_default.csv").split(","))
+        .map(file -> existing("--pods", file.trim())).toList();
     List<Result> results = new ArrayList<>();
     for (Path podFile : pods) {
       Trace trace = Trace.read(nodes, podFile);
