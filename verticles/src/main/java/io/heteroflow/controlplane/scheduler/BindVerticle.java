@@ -49,6 +49,8 @@ public final class BindVerticle extends VerticleBase {
               shard.getInteger("compute_percent"), shard.getString("qos"))));
     }
     services.batchBinds().bind(requests, new LeaderStore.Fence(fence.getString("member"), fence.getLong("term")))
+        .onSuccess(result -> services.metrics().fencedBinds((int) result.outcomes().stream()
+            .filter(BindStore.Outcome::fenced).count()))
         .onSuccess(result -> message.reply(new JsonObject()
             .put("outcomes", new JsonArray(result.outcomes().stream().map(BindVerticle::toJson).toList()))
             .put("node_versions", new JsonObject(new HashMap<>(result.nodeVersions())))))
