@@ -27,156 +27,298 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** {@code heteroflow dev | server | agent}: one distribution, several roles. */
-public final class Main {
+/**
+ * {@code heteroflow dev | server | agent | postgres | bench | simulate}: one distribution, several roles. The
+ * command line is parsed by picocli: every subcommand has {@code --help} with examples, and a usage error exits
+ * 2 naming the option (see {@link Cli}).
+ */
+@Command(name = "heteroflow", synopsisSubcommandLabel = "COMMAND",
+    description = "HeteroFlow: a GPU cluster scheduler. One jar, several roles.",
+    footer = {"", "Run 'heteroflow COMMAND --help' (or 'heteroflow help COMMAND') for a command's options and examples.",
+        "The admin token is HETEROFLOW_ADMIN_TOKEN when set, else a random one printed at start-up.",
+        "", "Examples:",
+        "  java -jar heteroflow.jar dev",
+        "  java -jar heteroflow.jar server --pg-url postgresql://user:pass@db:5432/heteroflow",
+        "  java -jar heteroflow.jar agent --simulate conf/fleet-dev.yaml"})
+public final class Main implements Runnable {
   static final long HEARTBEAT_MS = 2000;
   static final Duration STOP_GRACE = Duration.ofSeconds(10);
   /** {@code dev --fleet host}: one agent for this host's real GPUs instead of simulated nodes. */
   static final String HOST_FLEET = "host";
+  /**
+   * Hazelcast logs through java.util.logging: about 60 INFO lines per process at start. Kept at WARNING (a
+   * strong reference: the level of a logger nobody holds is lost when it is collected).
+   */
+  private static final Logger HAZELCAST_LOG = Logger.getLogger("com.hazelcast");
 
-  private Main() {}
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+  boolean help;
+  @Spec
+  CommandSpec spec;
+
+  Main() {}
 
   public static void main(String[] argv) {
-    List<String> args = Arrays.asList(argv);
-    String command = args.isEmpty() ? "help" : args.get(0);
-    List<String> rest = args.isEmpty() ? List.of() : args.subList(1, args.size());
+    System.exit(commandLine().execute(argv));
+  }
+
+  /** The whole command line: the six subcommands and {@code help}. */
+  static CommandLine commandLine() {
+    quietHazelcast();
+    CommandLine cli = new CommandLine(new Main())
+        .addSubcommand("dev", new Dev())
+        .addSubcommand("server", new Server())
+        .addSubcommand("agent", new Agent())
+        .addSubcommand("postgres", new Postgres())
+        .addSubcommand("bench", new BenchCommand())
+        .addSubcommand("simulate", new SimulateCommand())
+        .addSubcommand("help", new CommandLine.HelpCommand());
+    cli.setUsageHelpWidth(110);
+    cli.setParameterExceptionHandler(Cli::usageError);
+    cli.setExecutionExceptionHandler((e, command, parsed) -> Cli.failure(e, command));
+    return cli;
+  }
+
+  static void quietHazelcast() {
+    if (System.getProperty("java.util.logging.config.file") == null) {
+      HAZELCAST_LOG.setLevel(Level.WARNING);
+    }
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(System.out);
+  }
+
+  @Command(name = "dev", sortOptions = false,
+      description = "Everything in one process: embedded PostgreSQL, control plane, simulated GPU agents.",
+      footer = {"", "Examples:",
+          "  java -jar heteroflow.jar dev",
+          "  java -jar heteroflow.jar dev --http-port 9090 --data-dir /tmp/hf   (keeps the data across runs)",
+          "  java -jar heteroflow.jar dev --fleet host   (one agent for this machine's real GPUs)"})
+  static final class Dev implements Callable<Integer> {
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
+        description = "Port of the UI and the API (default ${DEFAULT-VALUE}; 0 picks a free one).")
+    String httpPort;
+    @Option(names = "--fleet", paramLabel = "FILE|host", defaultValue = "conf/fleet-dev.yaml",
+        description = "The simulated nodes (default ${DEFAULT-VALUE}), or 'host': this machine's real GPUs.")
+    String fleet;
+    @Option(names = "--data-dir", paramLabel = "DIR",
+        description = "Keep PostgreSQL's data and the task logs in DIR (default: a temporary directory removed at exit).")
+    String dataDir;
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "Scheduler configuration (or HETEROFLOW_CONFIG; default conf/config.yaml, else built-in).")
+    String config;
+    @Mixin
+    Cli.Help help;
+
+    @Override
+    public Integer call() throws Exception {
+      SchedulerConfig config = schedulerConfig(this.config);
+      int port = Cli.port("--http-port", httpPort);
+      List<NodeSource> nodes = HOST_FLEET.equals(fleet) ? List.of(detectingNode(hostName()))
+          : List.copyOf(FleetFile.read(fleetFile(fleet)));
+      String token = adminToken();
+
+      EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDir == null ? null : Path.of(dataDir));
+      PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
+      Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
+      ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
+          ControlPlane.Options.defaults(port, token, config), registry);
+      Path logs = postgres.taskLogs();
+      await(deployAgents(vertx, nodes, logs, false));
+
+      Database db = postgres.database();
+      System.out.println("HeteroFlow dev is up.");
+      System.out.println("  UI and API:  http://localhost:" + running.httpPort() + "/");
+      System.out.println("  Admin token: " + token);
+      System.out.println("  PostgreSQL:  postgresql://postgres:postgres@localhost:" + db.options().getPort()
+          + "/postgres (data in " + postgres.root() + (dataDir == null ? ", removed at exit)" : ")"));
+      System.out.println("  Fleet:       " + (HOST_FLEET.equals(fleet) ? "this host's GPUs, detected"
+          : nodes.size() + " simulated nodes from " + fleet));
+      System.out.println("Press Ctrl-C to stop.");
+      new CountDownLatch(1).await();
+      return 0;
+    }
+  }
+
+  @Command(name = "server", sortOptions = false,
+      description = "A control plane on the clustered event bus (Hazelcast) against an external PostgreSQL.",
+      footer = {"", "Examples:",
+          "  java -jar heteroflow.jar server --pg-url postgresql://user:pass@localhost:5432/postgres",
+          "  HETEROFLOW_PG_URL=postgresql://user:pass@db:5432/hf java -jar heteroflow.jar server --http-port 8081",
+          "  java -jar heteroflow.jar server --pg-url postgresql://user:pass@10.0.0.9:5432/hf \\",
+          "      --cluster-host 10.0.0.5 --cluster-members 10.0.0.5,10.0.0.6"})
+  static final class Server implements Callable<Integer> {
+    @Option(names = "--pg-url", paramLabel = "URL",
+        description = "postgresql://user:pass@host:5432/db (or HETEROFLOW_PG_URL; one of them is required).")
+    String pgUrl;
+    @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
+        description = "Port of the UI and the API (default ${DEFAULT-VALUE}; 0 picks a free one).")
+    String httpPort;
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "Scheduler configuration (or HETEROFLOW_CONFIG; default conf/config.yaml, else built-in).")
+    String config;
+    @Mixin
+    Cluster.Options cluster;
+    @Mixin
+    Cli.Help help;
+
+    @Override
+    public Integer call() throws Exception {
+      SchedulerConfig config = schedulerConfig(this.config);
+      String url = Cli.orEnv(pgUrl, "HETEROFLOW_PG_URL", null);
+      if (url == null) {
+        throw new IllegalArgumentException("--pg-url (or HETEROFLOW_PG_URL) is required: "
+            + "postgresql://user:pass@host:5432/db");
+      }
+      Database database;
+      try {
+        database = Database.fromUrl(url);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--pg-url: " + e.getMessage(), e);
+      }
+      int port = Cli.port("--http-port", httpPort);
+      String token = adminToken();
+      PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
+      Vertx vertx = Cluster.join(cluster, false, registry);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
+      ControlPlane.Running running = deployControlPlane(vertx, database,
+          ControlPlane.Options.defaults(port, token, config), registry);
+      System.out.println("HeteroFlow control plane is up on http://localhost:" + running.httpPort() + "/");
+      System.out.println("  Admin token: " + token);
+      new CountDownLatch(1).await();
+      return 0;
+    }
+  }
+
+  @Command(name = "agent", sortOptions = false,
+      description = {"One node agent (a lite cluster member): this host's GPUs, or simulated nodes.",
+          "Detects this host's GPUs with the vendor tools, or runs the node(s) described in --simulate."},
+      footer = {"", "Examples:",
+          "  java -jar heteroflow.jar agent",
+          "  java -jar heteroflow.jar agent --simulate conf/fleet-dev.yaml",
+          "  java -jar heteroflow.jar agent --executor docker --node-id gpu-07 \\",
+          "      --cluster-host 10.0.0.7 --cluster-members 10.0.0.5,10.0.0.6"})
+  static final class Agent implements Callable<Integer> {
+    @Option(names = "--simulate", paramLabel = "NODE_FILE",
+        description = "Simulated node(s): one node, or a fleet file like conf/fleet-dev.yaml.")
+    String simulate;
+    @Option(names = "--node-id", paramLabel = "NAME",
+        description = "This node's id (or HETEROFLOW_NODE_ID; default: the host name).")
+    String nodeId;
+    @Option(names = "--executor", paramLabel = "process|docker",
+        description = "How tasks run (or HETEROFLOW_EXECUTOR; default process).")
+    String executor;
+    @Option(names = "--log-dir", paramLabel = "DIR", description = "Task logs (default: a temporary directory).")
+    String logDir;
+    @Mixin
+    Cluster.Options cluster;
+    @Mixin
+    Cli.Help help;
+
+    @Override
+    public Integer call() throws Exception {
+      String executor = Cli.orEnv(this.executor, "HETEROFLOW_EXECUTOR", "process");
+      if (!executor.equals("process") && !executor.equals("docker")) {
+        throw new IllegalArgumentException("--executor must be process or docker, was '" + executor + "'");
+      }
+      if (simulate != null && !Files.isRegularFile(Path.of(simulate))) {
+        throw new Cli.Refusal("--simulate: no such file " + Path.of(simulate).toAbsolutePath().normalize());
+      }
+      List<NodeSource> nodes = simulate != null ? List.copyOf(FleetFile.read(Path.of(simulate)))
+          : List.of(detectingNode(Cli.orEnv(nodeId, "HETEROFLOW_NODE_ID", hostName())));
+      Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
+      Vertx vertx = Cluster.join(cluster, true, null);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
+      await(deployAgents(vertx, nodes, logs, executor.equals("docker")));
+      System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()
+          + " (" + executor + " executor, task logs in " + logs + ")");
+      new CountDownLatch(1).await();
+      return 0;
+    }
+  }
+
+  @Command(name = "postgres", sortOptions = false,
+      description = "Only the embedded PostgreSQL, to try server and agent without installing one.",
+      footer = {"", "Examples:",
+          "  java -jar heteroflow.jar postgres",
+          "  java -jar heteroflow.jar postgres --port 5433 --data-dir /tmp/hf-pg"})
+  static final class Postgres implements Callable<Integer> {
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "5432",
+        description = "PostgreSQL's port (default ${DEFAULT-VALUE}).")
+    String port;
+    @Option(names = "--data-dir", paramLabel = "DIR",
+        description = "Keep the data in DIR (default: a temporary directory, removed at exit).")
+    String dataDir;
+    @Mixin
+    Cli.Help help;
+
+    @Override
+    public Integer call() throws Exception {
+      int pgPort = Cli.port("--port", port);
+      if (pgPort > 0 && !portFree(pgPort)) {
+        throw new Cli.Refusal("port " + pgPort + " is already in use (another PostgreSQL?): choose another with --port");
+      }
+      EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDir == null ? null : Path.of(dataDir), pgPort);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          postgres.close();
+        } catch (IOException e) {
+          System.err.println("stopping PostgreSQL: " + e);
+        }
+      }, "heteroflow-shutdown"));
+      System.out.println("PostgreSQL is up: postgresql://postgres:postgres@localhost:"
+          + postgres.database().options().getPort() + "/postgres (data in " + postgres.root() + ")");
+      new CountDownLatch(1).await();
+      return 0;
+    }
+  }
+
+  /** Whether nothing listens on {@code port} (any address). */
+  static boolean portFree(int port) {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.bind(new InetSocketAddress(port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The control plane deployed; a busy HTTP port is a {@link Cli.Refusal} naming the port and --http-port. */
+  static ControlPlane.Running deployControlPlane(Vertx vertx, Database database, ControlPlane.Options options,
+                                                 PrometheusMeterRegistry registry) throws Exception {
     try {
-      switch (command) {
-        case "dev" -> dev(rest);
-        case "server" -> server(rest);
-        case "agent" -> agent(rest);
-        case "postgres" -> postgres(rest);
-        case "bench" -> BenchCommand.run(rest);
-        case "simulate" -> SimulateCommand.run(rest);
-        case "help", "--help", "-h" -> usage();
-        default -> {
-          System.err.println("unknown command '" + command + "'");
-          usage();
-          System.exit(2);
+      return await(ControlPlane.deploy(vertx, database, options, registry));
+    } catch (ExecutionException e) {
+      for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+        if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("Address already in use")) {
+          throw new Cli.Refusal("HTTP port " + options.httpPort() + " is already in use: stop what listens there, "
+              + "or choose another port with --http-port");
         }
       }
-    } catch (IllegalArgumentException e) {
-      System.err.println("heteroflow " + command + ": " + e.getMessage());
-      System.exit(2);
-    } catch (Exception e) {
-      System.err.println("heteroflow " + command + " failed: " + e);
-      e.printStackTrace();
-      System.exit(1);
+      throw e;
     }
-  }
-
-  private static void usage() {
-    System.out.println("""
-        usage: java -jar heteroflow.jar <command> [options]
-          dev     everything in one process: embedded PostgreSQL, control plane, simulated GPU agents
-                  [--http-port 8080] [--fleet conf/fleet-dev.yaml | host] [--data-dir DIR] [--config conf/config.yaml]
-                  (--fleet host: one agent for this machine's real GPUs instead of the simulated fleet)
-          server  control plane on the clustered event bus against an external PostgreSQL
-                  --pg-url postgresql://user:pass@host:5432/db (or HETEROFLOW_PG_URL) [--http-port 8080]
-                  [--config conf/config.yaml]
-                  [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME] [--cluster-config FILE]
-          agent   one node agent (lite cluster member): detects this host's GPUs with the vendor tools, or
-                  --simulate NODE_FILE; [--node-id NAME] [--executor process|docker] [--log-dir DIR]
-                  [--cluster-host IP] [--cluster-members IP,IP] [--cluster-name NAME]
-          postgres  only the embedded PostgreSQL, to try server/agent without installing one
-                  [--port 5432] [--data-dir DIR]
-        The admin token is HETEROFLOW_ADMIN_TOKEN when set, else a random one printed at start-up.""");
-  }
-
-  private static void dev(List<String> argv) throws Exception {
-    Args args = new Args(argv, Set.of("--http-port", "--fleet", "--data-dir", "--config"));
-    SchedulerConfig config = schedulerConfig(args);
-    int port = args.port("--http-port", 8080);
-    String fleetName = args.get("--fleet", null, "conf/fleet-dev.yaml");
-    List<NodeSource> fleet = HOST_FLEET.equals(fleetName) ? List.of(detectingNode(hostName()))
-        : List.copyOf(FleetFile.read(fleetFile(fleetName)));
-    String dataDirFlag = args.get("--data-dir", null, null);
-    String token = adminToken();
-
-    EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDirFlag == null ? null : Path.of(dataDirFlag));
-    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
-    Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
-    ControlPlane.Running running = await(ControlPlane.deploy(vertx, postgres.database(),
-        ControlPlane.Options.defaults(port, token, config), registry));
-    Path logs = postgres.taskLogs();
-    await(deployAgents(vertx, fleet, logs, false));
-
-    Database db = postgres.database();
-    System.out.println("HeteroFlow dev is up.");
-    System.out.println("  UI and API:  http://localhost:" + running.httpPort() + "/");
-    System.out.println("  Admin token: " + token);
-    System.out.println("  PostgreSQL:  postgresql://postgres:postgres@localhost:" + db.options().getPort()
-        + "/postgres (data in " + postgres.root() + (dataDirFlag == null ? ", removed at exit)" : ")"));
-    System.out.println("  Fleet:       " + (HOST_FLEET.equals(fleetName) ? "this host's GPUs, detected"
-        : fleet.size() + " simulated nodes from " + fleetName));
-    System.out.println("Press Ctrl-C to stop.");
-    new CountDownLatch(1).await();
-  }
-
-  private static void server(List<String> argv) throws Exception {
-    Set<String> flags = new HashSet<>(Cluster.FLAGS);
-    flags.addAll(Set.of("--pg-url", "--http-port", "--config"));
-    Args args = new Args(argv, flags);
-    SchedulerConfig config = schedulerConfig(args);
-    Database database = Database.fromUrl(args.get("--pg-url", "HETEROFLOW_PG_URL", null));
-    int port = args.port("--http-port", 8080);
-    String token = adminToken();
-    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
-    Vertx vertx = Cluster.join(args, false, registry);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
-    ControlPlane.Running running = await(ControlPlane.deploy(vertx, database,
-        ControlPlane.Options.defaults(port, token, config), registry));
-    System.out.println("HeteroFlow control plane is up on http://localhost:" + running.httpPort() + "/");
-    System.out.println("  Admin token: " + token);
-    new CountDownLatch(1).await();
-  }
-
-  private static void agent(List<String> argv) throws Exception {
-    Set<String> flags = new HashSet<>(Cluster.FLAGS);
-    flags.addAll(Set.of("--simulate", "--node-id", "--executor", "--log-dir"));
-    Args args = new Args(argv, flags);
-    String nodeFile = args.get("--simulate", null, null);
-    String executor = args.get("--executor", "HETEROFLOW_EXECUTOR", "process");
-    if (!executor.equals("process") && !executor.equals("docker")) {
-      throw new IllegalArgumentException("--executor must be process or docker");
-    }
-    List<NodeSource> nodes = nodeFile != null ? List.copyOf(FleetFile.read(Path.of(nodeFile)))
-        : List.of(detectingNode(args.get("--node-id", "HETEROFLOW_NODE_ID", hostName())));
-    String logDir = args.get("--log-dir", null, null);
-    Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
-    Vertx vertx = Cluster.join(args, true, null);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
-    await(deployAgents(vertx, nodes, logs, executor.equals("docker")));
-    System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()
-        + " (" + executor + " executor, task logs in " + logs + ")");
-    new CountDownLatch(1).await();
-  }
-
-  private static void postgres(List<String> argv) throws Exception {
-    Args args = new Args(argv, Set.of("--port", "--data-dir"));
-    String dataDir = args.get("--data-dir", null, null);
-    EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDir == null ? null : Path.of(dataDir),
-        args.port("--port", 5432));
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        postgres.close();
-      } catch (IOException e) {
-        System.err.println("stopping PostgreSQL: " + e);
-      }
-    }, "heteroflow-shutdown"));
-    System.out.println("PostgreSQL is up: postgresql://postgres:postgres@localhost:"
-        + postgres.database().options().getPort() + "/postgres (data in " + postgres.root() + ")");
-    new CountDownLatch(1).await();
   }
 
   static Future<?> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker) {
@@ -204,9 +346,12 @@ public final class Main {
   }
 
   /** {@code --config FILE}, else conf/config.yaml in the working directory, else the defaults in the jar. */
-  private static SchedulerConfig schedulerConfig(Args args) throws IOException {
-    String file = args.get("--config", "HETEROFLOW_CONFIG", null);
+  private static SchedulerConfig schedulerConfig(String option) throws IOException {
+    String file = Cli.orEnv(option, "HETEROFLOW_CONFIG", null);
     if (file != null) {
+      if (!Files.isRegularFile(Path.of(file))) {
+        throw new Cli.Refusal("--config: no such file " + Path.of(file).toAbsolutePath().normalize());
+      }
       return SchedulerConfig.load(Path.of(file));
     }
     Path local = Path.of(SchedulerConfig.RESOURCE);
@@ -221,7 +366,7 @@ public final class Main {
     }
     try (InputStream packaged = Main.class.getClassLoader().getResourceAsStream(name)) {
       if (packaged == null) {
-        throw new IllegalArgumentException("--fleet: no such file " + name);
+        throw new Cli.Refusal("--fleet: no such file " + path.toAbsolutePath().normalize());
       }
       Path copy = Files.createTempFile("heteroflow-fleet-", ".yaml");
       copy.toFile().deleteOnExit();

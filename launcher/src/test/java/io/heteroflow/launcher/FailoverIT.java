@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.heteroflow.controlplane.store.Database;
 import io.heteroflow.testsupport.TestPostgres;
 import io.vertx.core.json.JsonObject;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -161,11 +162,59 @@ class FailoverIT {
           "SELECT count(*) FROM tasks WHERE status NOT IN ('succeeded', 'failed', 'stopped')") == 0);
       assertEquals(0, count("SELECT count(*) FROM tasks WHERE bound_term = " + zombieTerm
           + " AND scheduled_at > '" + Timestamp.from(takeover) + "'"), "no write of the old term after the takeover");
+      Instant firstOfNewTerm = firstBindOf(term(other));
+      assertEquals(0, count("SELECT count(*) FROM tasks WHERE bound_term <= " + zombieTerm + " AND scheduled_at >= '"
+          + Timestamp.from(firstOfNewTerm) + "'"), "no bind of an older term after the new term's first bind");
       assertEquals(0, overlappingBookings());
       assertFalse(replacement.output().isEmpty());
     } finally {
       new ProcessBuilder("kill", "-CONT", String.valueOf(zombie.process.pid())).start().waitFor();
     }
+  }
+
+  /**
+   * The term fence refusing a bind, made certain: the test holds the leader row locked (a stalled database, as
+   * the leader sees it) until the lease has run out, then submits tasks to the leader; its renewal and its bind's
+   * fence check wait on the lock (2 s), and once the lock goes the bind — begun after the lease ended — is refused
+   * (heteroflow_binds_fenced on /metrics), the leader steps down, and the tasks are bound under a later term.
+   * (Freezing the leader while its bind waits does not work: the fence check then begins before the lease ends
+   * and passes, and the frozen member's open transaction keeps the leader row share-locked, so no one else
+   * can take a term until it thaws.)
+   */
+  @Test
+  @Order(3)
+  void aBindBegunAfterTheLeaseRanOutIsRefusedByTheTermFence() throws Exception {
+    JarProcess leader = waitForLeader();
+    long oldTerm = term(leader);
+    List<String> caught = new ArrayList<>();
+    try (Connection lock = connect()) {
+      lock.setAutoCommit(false);
+      lock.createStatement().execute("SELECT * FROM leader WHERE id = 1 FOR UPDATE");
+      Thread.sleep(3000); // past the 2 s lease: the leader's renewal waits on the lock
+      for (int i = 0; i < 5; i++) {
+        HttpResponse<String> created = post(base(leader) + "/api/v1/tasks", "{\"name\":\"fenced-" + i
+            + "\",\"command\":[\"true\"],\"gpu_required\":1}");
+        assertEquals(201, created.statusCode(), created.body());
+        caught.add(json(created).getString("id"));
+      }
+      Thread.sleep(2000); // the leader decides them; its bind's fence check waits on the lock
+      lock.rollback();
+    }
+    leader.eventually(Duration.ofSeconds(60), "the leader to hear its bind refused and step down", () ->
+        leader.output().contains("bind refused: member") && leader.output().contains("stepping down"));
+    assertTrue(PROCESSES.stream().filter(p -> p.port > 0 && p.process.isAlive()).mapToDouble(FailoverIT::fencedBinds)
+        .sum() >= 1, "heteroflow_binds_fenced counts the refusal");
+    leader.eventually(Duration.ofSeconds(120), "the caught tasks bound under a later term and run", () -> count(
+        "SELECT count(*) FROM tasks WHERE status = 'succeeded' AND bound_term > " + oldTerm + " AND name LIKE 'fenced-%'")
+        == caught.size());
+    assertEquals(0, count("SELECT count(*) FROM tasks WHERE name LIKE 'fenced-%' AND bound_term <= " + oldTerm));
+    assertEquals(0, overlappingBookings());
+  }
+
+  /** heteroflow_binds_fenced_total on a member's /metrics (0 when it never bound). */
+  private static double fencedBinds(JarProcess member) {
+    return get(base(member) + "/metrics").body().lines().filter(line -> line.startsWith("heteroflow_binds_fenced_total"))
+        .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
   }
 
   private static JarProcess waitForLeader() throws Exception {

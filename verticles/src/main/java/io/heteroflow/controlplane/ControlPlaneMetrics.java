@@ -48,6 +48,13 @@ public final class ControlPlaneMetrics {
     bindConflicts.increment();
   }
 
+  /** Binds this member ran that the term fence refused: their leader's term was no longer the current one. */
+  public void fencedBinds(int count) {
+    Counter.builder("heteroflow_binds_fenced")
+        .description("binds refused by the term fence (the binder's leader term was no longer current)")
+        .register(registry).increment(count);
+  }
+
   /** An offline sweep found every node silent at once and evicted none. */
   public void massSilence() {
     Counter.builder("heteroflow_mass_silence_sweeps")

@@ -12,7 +12,8 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
 /**
  * The real PostgreSQL the tests use, one per test JVM: {@code HETEROFLOW_TEST_PG_URL} when set, else a
  * Testcontainers PostgreSQL when a Docker engine answers, else an embedded PostgreSQL (zonky). Each caller of
- * {@link #freshDatabase()} gets a database of its own, so test classes never see each other's rows.
+ * {@link #freshDatabase()} gets a database of its own, so test classes never see each other's rows. The
+ * embedded server commits as production does: {@code synchronous_commit} on (zonky's default is off).
  */
 public final class TestPostgres {
   private static final AtomicInteger DATABASES = new AtomicInteger();
@@ -62,7 +63,9 @@ public final class TestPostgres {
           container.getUsername(), container.getPassword());
     }
     try {
-      EmbeddedPostgres embedded = EmbeddedPostgres.builder().setServerConfig("max_connections", "300").start();
+      // zonky turns synchronous_commit off by default; the tests run with production's durability
+      EmbeddedPostgres embedded = EmbeddedPostgres.builder().setServerConfig("max_connections", "300")
+          .setServerConfig("synchronous_commit", "on").start();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         try {
           embedded.close();

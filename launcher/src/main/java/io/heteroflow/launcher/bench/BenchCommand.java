@@ -1,6 +1,7 @@
 package io.heteroflow.launcher.bench;
 
 import io.heteroflow.controlplane.store.Database;
+import io.heteroflow.launcher.Cli;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.PrintStream;
@@ -10,7 +11,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code heteroflow bench}: the scheduling throughput benchmark (see {@link BenchRunner} for what one scenario
@@ -18,19 +25,89 @@ import java.util.Set;
  * commit on, like {@code dev}) unless {@code --pg-url} names a server, on which it creates and drops a database
  * per scenario — and prints a markdown table; {@code --json FILE} also writes one object per scenario.
  */
-public final class BenchCommand {
-  static final Set<String> FLAGS = Set.of("--scenario", "--json", "--pg-url", "--nodes", "--tasks", "--pg-seconds",
-      "--timeout", "--stall", "--heartbeat-s", "--seed", "--probes", "--jfr", "--warmup", "--half-load-s", "--half-load-rate",
-      "--pg-setting");
+@Command(name = "bench", sortOptions = false,
+    description = {"The scheduling throughput benchmark on a real PostgreSQL.",
+        "Runs the real control plane on a real PostgreSQL (embedded, fsync and synchronous commit on, unless",
+        "--pg-url names a server) and prints a markdown table."},
+    footer = {"", "Examples:",
+        "  java -jar heteroflow.jar bench --scenario brief",
+        "  java -jar heteroflow.jar bench --scenario 5000-nodes --json bench.json",
+        "  java -jar heteroflow.jar bench --scenario brief --nodes 100 --tasks 500 --warmup 0 --half-load-s 0"})
+public final class BenchCommand implements Callable<Integer> {
+  @Option(names = "--scenario", paramLabel = "NAME", description = {"brief (300 nodes, 2,000 tasks) | 10k-cards "
+      + "(1,250 nodes, 8,000 tasks) | 5000-nodes (5,000 nodes, 10,000 tasks) | all (default)"})
+  String scenario;
+  @Option(names = "--json", paramLabel = "FILE", description = "Also write the results, one object per scenario.")
+  String json;
+  @Option(names = "--pg-url", paramLabel = "URL", description = {"An external PostgreSQL "
+      + "(postgresql://user:pass@host:port/db, or HETEROFLOW_PG_URL; needs CREATEDB): a database is created and "
+      + "dropped per scenario; default: embedded PostgreSQL."})
+  String pgUrl;
+  @Option(names = "--nodes", paramLabel = "N", description = "Override the scenario's node count (8 cards each).")
+  String nodes;
+  @Option(names = "--tasks", paramLabel = "M", description = "Override the scenario's burst size.")
+  String tasks;
+  @Option(names = "--pg-seconds", paramLabel = "S",
+      description = "Length of each raw PostgreSQL bind-transaction run (default 3).")
+  String pgSeconds;
+  @Option(names = "--timeout", paramLabel = "S", description = "Give up on a drain after S seconds (default 900).")
+  String timeout;
+  @Option(names = "--stall", paramLabel = "S",
+      description = "End a drain when no task was bound for S seconds (default 12, > the 5 s tick).")
+  String stall;
+  @Option(names = "--heartbeat-s", paramLabel = "S", description = {"Every node heartbeats once per S seconds "
+      + "during the run (default 10, within the 15 s offline grace; 2 is what real agents do; 0: only at "
+      + "registration, and the control plane's offline grace is raised to 1 h so no node drops out)."})
+  String heartbeat;
+  @Option(names = "--seed", paramLabel = "N", description = "The task mix's random seed (default 42).")
+  String seed;
+  @Option(names = "--probes", paramLabel = "on|off",
+      description = "The per-phase probes (snapshot read, decide, bind round trips; default on).")
+  String probes;
+  @Option(names = "--warmup", paramLabel = "N", description = {"Tasks drained and released (in waves of <= "
+      + "1,000) before the measured burst, so the JIT has compiled the hot paths (default 3000; 0: measure a "
+      + "cold control plane)."})
+  String warmup;
+  @Option(names = "--half-load-s", paramLabel = "S", description = {"After the warm-up, S seconds of tasks "
+      + "arriving one by one (TaskStore.create and a kick each, as the API does) at half the warm-up's rate, "
+      + "after a 1 s lead-in that is not measured; reports their submit-to-scheduled p50/p99 and the create's "
+      + "answer time (default 5; 0: off; needs --warmup > 0)."})
+  String halfLoad;
+  @Option(names = "--half-load-rate", paramLabel = "R",
+      description = "The half-load phase's arrivals per second instead of half the warm rate.")
+  String halfLoadRate;
+  @Option(names = "--pg-setting", paramLabel = "N=V", description = {"Extra settings of the embedded "
+      + "PostgreSQL, comma-separated (e.g. autovacuum_naptime=1s); not with --pg-url."})
+  String pgSetting;
+  @Option(names = "--jfr", paramLabel = "DIR",
+      description = "Record each drain with Flight Recorder (DIR/SCENARIO.jfr) and summarise it.")
+  String jfr;
+  @Mixin
+  Cli.Help help;
+  @Spec
+  CommandSpec spec;
 
-  private BenchCommand() {}
+  public BenchCommand() {}
 
+  /** {@code heteroflow bench} from picocli: the options given, validated and run. */
+  @Override
+  public Integer call() throws Exception {
+    run(Cli.given(spec.commandLine().getParseResult()));
+    return 0;
+  }
+
+  /** The command on a list of arguments (tests): a usage error is an IllegalArgumentException naming the option. */
   public static void run(List<String> args) throws Exception {
-    if (args.contains("--help") || args.contains("-h")) {
+    BenchCommand command = new BenchCommand();
+    CommandLine.ParseResult parsed = Cli.parse(command, args);
+    if (parsed.isUsageHelpRequested()) {
       System.out.println(usage());
       return;
     }
-    Map<String, String> flags = parse(args);
+    run(Cli.given(parsed));
+  }
+
+  private static void run(Map<String, String> flags) throws Exception {
     List<BenchScenario> scenarios = scenarios(flags);
     BenchRunner.Options options = options(flags);
     Path json = flags.containsKey("--json") ? Path.of(flags.get("--json")) : null;
@@ -66,52 +143,9 @@ public final class BenchCommand {
     }
   }
 
+  /** The help text (picocli's, from the options above). */
   static String usage() {
-    return """
-        usage: java -jar heteroflow.jar bench [options]
-          --scenario NAME   brief (300 nodes, 2,000 tasks) | 10k-cards (1,250 nodes, 8,000 tasks)
-                            | 5000-nodes (5,000 nodes, 10,000 tasks) | all (default)
-          --json FILE       also write the results, one object per scenario
-          --pg-url URL      an external PostgreSQL (postgresql://user:pass@host:port/db; needs CREATEDB):
-                            a database is created and dropped per scenario; default: embedded PostgreSQL
-          --nodes N         override the scenario's node count (8 cards each)
-          --tasks M         override the scenario's burst size
-          --pg-seconds S    length of each raw PostgreSQL bind-transaction run (default 3)
-          --timeout S       give up on a drain after S seconds (default 900)
-          --stall S         end a drain when no task was bound for S seconds (default 12, > the 5 s tick)
-          --heartbeat-s S   every node heartbeats once per S seconds during the run (default 10, within the
-                            15 s offline grace; 2 is what real agents do; 0: only at registration, and the
-                            control plane's offline grace is raised to 1 h so no node drops out)
-          --seed N          the task mix's random seed (default 42)
-          --probes on|off   the per-phase probes (snapshot read, decide, bind round trips; default on)
-          --warmup N        tasks drained and released (in waves of <= 1,000) before the measured burst, so
-                            the JIT has compiled the hot paths (default 3000; 0: measure a cold control plane)
-          --half-load-s S   after the warm-up, S seconds of tasks arriving one by one (TaskStore.create and a
-                            kick each, as the API does) at half the warm-up's rate, after a 1 s lead-in
-                            that is not measured; reports their submit→scheduled p50/p99 and the create's
-                            answer time (default 5; 0: off; needs --warmup > 0)
-          --half-load-rate R  the half-load phase's arrivals per second instead of half the warm rate
-          --pg-setting N=V  extra settings of the embedded PostgreSQL, comma-separated (e.g.
-                            autovacuum_naptime=1s); not with --pg-url
-          --jfr DIR         record each drain with Flight Recorder (DIR/SCENARIO.jfr) and summarise it""";
-  }
-
-  static Map<String, String> parse(List<String> args) {
-    Map<String, String> values = new LinkedHashMap<>();
-    for (int i = 0; i < args.size(); i++) {
-      String flag = args.get(i);
-      if (!FLAGS.contains(flag)) {
-        throw new IllegalArgumentException("unknown option " + flag + " (known: "
-            + String.join(", ", FLAGS.stream().sorted().toList()) + ")");
-      }
-      if (i + 1 >= args.size() || args.get(i + 1).startsWith("--")) {
-        throw new IllegalArgumentException(flag + " needs a value");
-      }
-      if (values.put(flag, args.get(++i)) != null) {
-        throw new IllegalArgumentException(flag + " given twice");
-      }
-    }
-    return values;
+    return new CommandLine(new BenchCommand()).getUsageMessage();
   }
 
   /** {@code --pg-setting name=value[,name=value…]}: extra server settings of the embedded PostgreSQL. */

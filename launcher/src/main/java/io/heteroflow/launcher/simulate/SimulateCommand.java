@@ -1,16 +1,22 @@
 package io.heteroflow.launcher.simulate;
 
+import io.heteroflow.launcher.Cli;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.stream.LongStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code heteroflow simulate}: replays Alibaba's openb trace through the scheduler's plugins under the FGD
@@ -18,10 +24,50 @@ import java.util.stream.LongStream;
  * standard deviation over the seeds) beside the published figures; {@code --json} and {@code --svg} write the
  * results and a plot of allocation ratio against arrived demand.
  */
-public final class SimulateCommand {
+@Command(name = "simulate", sortOptions = false,
+    description = {"Replays Alibaba's openb GPU trace through the scheduler's placement plugins.",
+        "Follows the FGD paper's protocol (ATC'23) and prints the GPU allocation ratio per policy beside the",
+        "published figures."},
+    footer = {"", "The trace: https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2023/csv "
+        + "(openb_node_list_gpu_node.csv and an openb_pod_list_*.csv).",
+        "", "Examples:",
+        "  java -jar heteroflow.jar simulate --nodes trace/openb_node_list_gpu_node.csv \\",
+        "      --pods trace/openb_pod_list_default.csv",
+        "  java -jar heteroflow.jar simulate --nodes trace/openb_node_list_gpu_node.csv \\",
+        "      --pods trace/openb_pod_list_gpushare40.csv,trace/openb_pod_list_gpuspec25.csv --policy frag,binpack \\",
+        "      --seeds 42-44 --json out.json --svg out.svg"})
+public final class SimulateCommand implements Callable<Integer> {
+  /** Where the trace lies by default (relative to the working directory): a sibling checkout of the data. */
   static final String TRACES = "../shared/traces/alibaba-gpu-v2023/";
 
-  private SimulateCommand() {}
+  @Option(names = "--nodes", paramLabel = "CSV",
+      description = "The node list (default: openb_node_list_gpu_node.csv in " + TRACES + ").")
+  String nodes;
+  @Option(names = "--pods", paramLabel = "CSV[,CSV...]",
+      description = "The pod list(s), one table row each (default: openb_pod_list_default.csv in " + TRACES + ").")
+  String pods;
+  @Option(names = "--policy", paramLabel = "P[,P...]",
+      description = "spread, binpack, bestfit, frag (default: all four).")
+  String policy;
+  @Option(names = "--seeds", paramLabel = "FROM-TO|N,N",
+      description = "The random orders to average over (default 42-51).")
+  String seeds;
+  @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
+  String json;
+  @Option(names = "--svg", paramLabel = "FILE", description = "Also plot allocation ratio against arrived demand.")
+  String svg;
+  @Mixin
+  Cli.Help help;
+  @Spec
+  CommandSpec spec;
+
+  public SimulateCommand() {}
+
+  @Override
+  public Integer call() throws Exception {
+    run(Cli.given(spec.commandLine().getParseResult()));
+    return 0;
+  }
 
   /** One policy on one trace over all seeds. */
   record Result(String trace, String policy, long[] seeds, List<TraceSimulation.Curve> curves) {
@@ -35,14 +81,18 @@ public final class SimulateCommand {
     }
   }
 
+  /** The command on a list of arguments (tests): a usage error is an IllegalArgumentException naming the option. */
   public static void run(List<String> argv) throws Exception {
-    Map<String, String> flags = flags(argv);
-    Path nodes = Path.of(flags.getOrDefault("--nodes", TRACES + "openb_node_list_gpu_node.csv"));
-    List<Path> pods = Arrays.stream(flags.getOrDefault("--pods", TRACES + "openb_pod_list_default.csv").split(","))
-        .map(Path::of).toList();
+    run(Cli.given(Cli.parse(new SimulateCommand(), argv)));
+  }
+
+  private static void run(Map<String, String> flags) throws Exception {
     List<String> policies = List.of(flags.getOrDefault("--policy", String.join(",", TraceSimulation.POLICIES)).split(","));
     policies.forEach(TraceSimulation::policyConfig);
     long[] seeds = seeds(flags.getOrDefault("--seeds", "42-51"));
+    Path nodes = existing("--nodes", flags.getOrDefault("--nodes", TRACES + "openb_node_list_gpu_node.csv"));
+    List<Path> pods = Arrays.stream(flags.getOrDefault("--pods", TRACES + "openb_pod_list_default.csv").split(","))
+        .map(file -> existing("--pods", file.trim())).toList();
     List<Result> results = new ArrayList<>();
     for (Path podFile : pods) {
       Trace trace = Trace.read(nodes, podFile);
@@ -109,18 +159,14 @@ public final class SimulateCommand {
     }
   }
 
-  private static Map<String, String> flags(List<String> argv) {
-    List<String> known = List.of("--nodes", "--pods", "--policy", "--seeds", "--json", "--svg");
-    Map<String, String> flags = new LinkedHashMap<>();
-    for (int i = 0; i < argv.size(); i += 2) {
-      if (!known.contains(argv.get(i))) {
-        throw new IllegalArgumentException("unknown option " + argv.get(i) + " (known: " + known + ")");
-      }
-      if (i + 1 >= argv.size()) {
-        throw new IllegalArgumentException(argv.get(i) + " needs a value");
-      }
-      flags.put(argv.get(i), argv.get(i + 1));
+  /** The trace file given to {@code flag}; a missing one is refused naming the file, the flag and the source. */
+  static Path existing(String flag, String file) {
+    Path path = Path.of(file);
+    if (!Files.isRegularFile(path)) {
+      throw new Cli.Refusal(flag + ": no such file " + path.toAbsolutePath().normalize() + " (the openb trace is public: "
+          + "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2023/csv; pass its "
+          + "openb_node_list_gpu_node.csv with --nodes and an openb_pod_list_*.csv with --pods)");
     }
-    return flags;
+    return path;
   }
 }

@@ -48,7 +48,10 @@ public final class BindVerticle extends VerticleBase {
               shard.requiredInteger("compute_percent"),
               shard.requiredString("qos"))));
     }
-    return services.batchBinds().bind(requests, term).map(result -> new JsonObject()
+    return services.batchBinds().bind(requests, term)
+        .onSuccess(result -> services.metrics().fencedBinds((int) result.outcomes().stream()
+            .filter(BindStore.Outcome::fenced).count()))
+        .map(result -> new JsonObject()
         .put("outcomes", new JsonArray(result.outcomes().stream().map(BindVerticle::toJson).toList()))
         .put("node_versions", new JsonObject(new HashMap<>(result.nodeVersions()))));
   }
