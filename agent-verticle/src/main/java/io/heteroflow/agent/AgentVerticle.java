@@ -7,19 +7,24 @@ import io.heteroflow.agent.node.NodeReading;
 import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.agent.transport.AgentTransport;
 import io.heteroflow.agent.transport.EventBusTransport;
+import io.heteroflow.agent.transport.Backoff;
 import io.heteroflow.protocol.BusAddresses;
-import io.heteroflow.protocol.BusPayload;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.ShardQos;
 import io.heteroflow.protocol.TaskEnvironment;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Claim;
+import io.heteroflow.protocol.message.Logs;
+import io.heteroflow.protocol.message.Reconciliation;
+import io.heteroflow.protocol.message.Report;
+import io.heteroflow.protocol.message.Run;
+import io.heteroflow.protocol.message.Shard;
+import io.heteroflow.protocol.message.Stop;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -38,8 +43,6 @@ public final class AgentVerticle extends VerticleBase {
   /** MASTER_PORT of a run that names none (a control plane from before master ports were chosen per task). */
   public static final int MASTER_PORT = 29500;
   private static final long REQUEST_TIMEOUT_MS = 5000;
-  private static final long REPORT_RETRY_MS = 2000;
-  private static final int CLAIM_ATTEMPTS = 15;
 
   private final NodeSource node;
   private final TaskExecutor executor;
@@ -71,9 +74,8 @@ public final class AgentVerticle extends VerticleBase {
       transport = new EventBusTransport(vertx.eventBus(), REQUEST_TIMEOUT_MS);
     }
     transport.onMessage(BusAddresses.agentRun(node.nodeId()), this::pushed);
-    transport.onMessage(BusAddresses.agentStop(node.nodeId()),
-        message -> stop(BusPayload.of(message).uuid("task_id").toString()));
-    transport.onRequest(BusAddresses.agentLogs(node.nodeId()), this::logs);
+    transport.onMessage(BusAddresses.agentStop(node.nodeId()), message -> stop(Stop.fromJson(message).taskId()));
+    transport.onRequest(BusAddresses.agentLogs(node.nodeId()), body -> logs(body).map(Logs.Answer::toJson));
     vertx.setPeriodic(0, heartbeatMs, id -> heartbeat());
     return Future.succeededFuture();
   }
@@ -95,12 +97,13 @@ public final class AgentVerticle extends VerticleBase {
         .compose(reading -> {
           lastReading = reading;
           return transport.request(BusAddresses.NODE_HEARTBEAT,
-              reading.heartbeat(node.nodeId(), bootId, ++sequence, known));
+              reading.heartbeat(node.nodeId(), bootId, ++sequence, known).toJson());
         })
+        .map(Reconciliation::fromJson)
         .onComplete(done -> beating = false)
         .onSuccess(reply -> {
-          reply.getJsonArray("run", new JsonArray()).forEach(task -> run((JsonObject) task));
-          reply.getJsonArray("stop", new JsonArray()).forEach(taskId -> stop((String) taskId));
+          reply.run().forEach(this::run);
+          reply.stop().forEach(this::stop);
         })
         .onFailure(e -> LOG.log(Level.FINE, "heartbeat of " + node.nodeId() + " not acknowledged", e));
   }
@@ -108,73 +111,46 @@ public final class AgentVerticle extends VerticleBase {
   /**
    * A run pushed by a leader at bind. A push from a term older than one already seen (a deposed leader that
    * has not noticed yet) is ignored: if its task is real, the heartbeat reconciliation, read from
-   * PostgreSQL, delivers it.
+   * PostgreSQL, delivers it. A malformed run is refused by its reader (400 naming the field).
    */
-  private void pushed(JsonObject task) {
-    long term = validRun(BusPayload.of(task));
-    if (term < highestTerm) {
-      LOG.info("ignoring a run from term " + term + " on " + node.nodeId() + ": term " + highestTerm + " seen");
+  private void pushed(JsonObject message) {
+    Run run = Run.fromJson(message);
+    if (run.term() < highestTerm) {
+      LOG.info("ignoring a run from term " + run.term() + " on " + node.nodeId() + ": term " + highestTerm + " seen");
       return;
     }
-    highestTerm = term;
-    run(task);
+    highestTerm = run.term();
+    run(run);
   }
 
-  /** Refuses (400 naming the field) a run whose fields are not of the types the agent reads; answers its term. */
-  private static long validRun(BusPayload run) {
-    run.uuid("task_id");
-    run.optionalString("image");
-    run.strings("command");
-    run.optionalObject("env");
-    run.integers("gpu_indices");
-    BusPayload shard = run.optionalObject("shard");
-    if (shard != null) {
-      shard.requiredInteger("card_index");
-      shard.optionalLong("memory_mb");
-      shard.optionalInteger("compute_percent");
-      shard.optionalString("qos");
-    }
-    run.optionalInteger("host_port");
-    run.optionalInteger("timeout_seconds");
-    Long term = run.optionalLong("term");
-    return term == null ? 0L : term;
-  }
-
-  private void run(JsonObject task) {
-    String taskId = task.getString("task_id");
-    if (lastReading == null || !known.add(taskId)) {
+  private void run(Run run) {
+    if (lastReading == null || !known.add(run.taskId().toString())) {
       return;
     }
-    claim(task, 0);
+    claim(run);
   }
 
   /**
    * Claims the task (scheduled → running by CAS) and starts it. When the claim's answer is lost, the claim is
    * repeated as a retry, which the control plane also grants for a task already running on this node: the
-   * first claim went through but this agent never started it.
+   * first claim went through but this agent never started it. A refused claim (4xx) is never repeated.
    */
-  private void claim(JsonObject task, int attempt) {
-    String taskId = task.getString("task_id");
-    JsonObject claim = new JsonObject().put("task_id", taskId).put("node_id", node.nodeId()).put("retry", attempt > 0);
-    transport.request(BusAddresses.TASK_CLAIM, claim)
-        .onSuccess(reply -> {
-          if (!reply.getBoolean("claimed", false)) {
+  private void claim(Run run) {
+    String taskId = run.taskId().toString();
+    Backoff.CLAIM.run(vertx, attempt -> transport.request(BusAddresses.TASK_CLAIM,
+            new Claim(run.taskId(), node.nodeId(), attempt > 0).toJson()).map(Claim.Answer::fromJson))
+        .onSuccess(answer -> {
+          if (!answer.claimed()) {
             known.remove(taskId);
             return;
           }
-          executor.start(runSpec(task)).onComplete(ended -> report(taskId, ended.succeeded() ? ended.result()
-              : new ExitReport(TaskStatus.FAILED, null, "AgentError", String.valueOf(ended.cause()), ""), 0));
+          executor.start(runSpec(run)).onComplete(ended -> report(taskId, ended.succeeded() ? ended.result()
+              : new ExitReport(TaskStatus.FAILED, null, "AgentError", String.valueOf(ended.cause()), "")));
           if (stopBeforeStart.remove(taskId)) {
             executor.stop(taskId);
           }
         })
-        .onFailure(e -> {
-          if (attempt < CLAIM_ATTEMPTS && BusPayload.retryable(e)) {
-            vertx.setTimer(REPORT_RETRY_MS, id -> claim(task, attempt + 1));
-          } else {
-            known.remove(taskId);
-          }
-        });
+        .onFailure(e -> known.remove(taskId));
   }
 
   /**
@@ -182,54 +158,40 @@ public final class AgentVerticle extends VerticleBase {
    * plane refuses them at create, this drops those of a task stored before), then what HeteroFlow sets.
    * The executor puts this on top of an empty environment (only the host's allow-list and a per-task HOME).
    */
-  RunSpec runSpec(JsonObject task) {
+  RunSpec runSpec(Run run) {
     Map<String, String> env = new HashMap<>();
-    task.getJsonObject("env", new JsonObject()).forEach(entry -> {
-      if (TaskEnvironment.isReserved(entry.getKey())) {
-        LOG.warning("task " + task.getString("task_id") + ": env." + entry.getKey() + " is reserved, dropped");
+    run.env().forEach((name, value) -> {
+      if (TaskEnvironment.isReserved(name)) {
+        LOG.warning("task " + run.taskId() + ": env." + name + " is reserved, dropped");
       } else {
-        env.put(entry.getKey(), String.valueOf(entry.getValue()));
+        env.put(name, value);
       }
     });
-    StringBuilder cards = new StringBuilder();
-    for (Object index : task.getJsonArray("gpu_indices", new JsonArray())) {
-      cards.append(cards.length() == 0 ? "" : ",").append(index);
-    }
-    JsonObject shard = task.getJsonObject("shard");
+    Shard shard = run.shard();
     if (shard != null) {
-      cards.append(shard.getInteger("card_index"));
-      env.putAll(ShardQos.environment(shard.getString("qos"), shard.getLong("memory_mb"),
-          shard.getInteger("compute_percent")));
+      env.putAll(ShardQos.environment(shard.qos(), shard.memoryMb(), shard.computePercent()));
     }
     GpuVendor vendor = lastReading.vendor();
     if (vendor != null) {
-      env.put(vendor.visibilityVariable(), cards.toString());
+      env.put(vendor.visibilityVariable(), String.join(",", run.cards().stream().map(String::valueOf).toList()));
     }
-    Integer hostPort = task.getInteger("host_port");
-    if (hostPort != null) {
-      env.put("HETEROFLOW_HOST_PORT", String.valueOf(hostPort));
-      env.put("PORT", String.valueOf(hostPort));
+    if (run.hostPort() != null) {
+      env.put("HETEROFLOW_HOST_PORT", String.valueOf(run.hostPort()));
+      env.put("PORT", String.valueOf(run.hostPort()));
     }
-    env.put("HETEROFLOW_TASK_ID", task.getString("task_id"));
+    env.put("HETEROFLOW_TASK_ID", run.taskId().toString());
     env.put("HETEROFLOW_NODE_ID", node.nodeId());
     env.put("MASTER_ADDR", lastReading.internalIps().get(0));
-    env.put("MASTER_PORT", String.valueOf(task.getInteger("master_port", MASTER_PORT)));
+    env.put("MASTER_PORT", String.valueOf(run.masterPort() == null ? MASTER_PORT : run.masterPort()));
     env.put("WORLD_SIZE", "1");
     env.put("RANK", "0");
-    List<String> command = task.getJsonArray("command", new JsonArray()).stream().map(String::valueOf).toList();
-    return new RunSpec(task.getString("task_id"), task.getString("image"), command, env,
-        task.getInteger("timeout_seconds", 7200), vendor, cardList(task, shard));
+    return new RunSpec(run.taskId().toString(), run.image(), run.command(), env, run.timeoutSeconds(), vendor,
+        run.cards());
   }
 
-  private static List<Integer> cardList(JsonObject task, JsonObject shard) {
-    if (shard != null) {
-      return List.of(shard.getInteger("card_index"));
-    }
-    return task.getJsonArray("gpu_indices", new JsonArray()).stream().map(index -> ((Number) index).intValue()).toList();
-  }
-
-  private void stop(String taskId) {
-    if (taskId == null || executor.stop(taskId)) {
+  private void stop(UUID id) {
+    String taskId = id.toString();
+    if (executor.stop(taskId)) {
       return;
     }
     if (known.contains(taskId)) {
@@ -237,32 +199,25 @@ public final class AgentVerticle extends VerticleBase {
       return;
     }
     report(taskId, new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "the agent of " + node.nodeId()
-        + " is not running it: it never started under this agent process (started " + startedAt + ")", null), 0);
+        + " is not running it: it never started under this agent process (started " + startedAt + ")", null));
   }
 
   /** Reports a result until the control plane answers (its CAS makes a repeated report harmless). */
-  private void report(String taskId, ExitReport exit, int attempt) {
-    JsonObject body = new JsonObject().put("task_id", taskId).put("node_id", node.nodeId())
-        .put("outcome", exit.outcome().wire()).put("exit_code", exit.exitCode()).put("reason_code", exit.reasonCode())
-        .put("message", exit.message()).put("log_tail", exit.logTail());
-    transport.request(BusAddresses.TASK_REPORT, body)
+  private void report(String taskId, ExitReport exit) {
+    JsonObject body = new Report(UUID.fromString(taskId), node.nodeId(), exit.outcome(), exit.exitCode(),
+        exit.reasonCode(), exit.message(), exit.logTail()).toJson();
+    Backoff.REPORT.run(vertx, attempt -> transport.request(BusAddresses.TASK_REPORT, body))
         .onSuccess(reply -> known.remove(taskId))
         .onFailure(e -> {
-          if (attempt < 100 && BusPayload.retryable(e)) {
-            vertx.setTimer(REPORT_RETRY_MS, id -> report(taskId, exit, attempt + 1));
-          } else {
-            LOG.warning("giving up reporting " + taskId + " from " + node.nodeId() + ": " + e.getMessage());
-            known.remove(taskId);
-          }
+          LOG.warning("giving up reporting " + taskId + " from " + node.nodeId() + ": " + e.getMessage());
+          known.remove(taskId);
         });
   }
 
-  private Future<JsonObject> logs(JsonObject body) {
-    BusPayload request = BusPayload.of(body);
-    String taskId = request.uuid("task_id").toString();
-    Integer maxBytes = request.optionalInteger("max_bytes");
-    int limit = maxBytes == null ? 1 << 20 : maxBytes;
-    return vertx.executeBlocking(() -> executor.logs(taskId, limit))
-        .map(text -> new JsonObject().put("task_id", taskId).put("text", text));
+  private Future<Logs.Answer> logs(JsonObject body) {
+    Logs request = Logs.fromJson(body);
+    String taskId = request.taskId().toString();
+    return vertx.executeBlocking(() -> executor.logs(taskId, request.maxBytes()))
+        .map(text -> new Logs.Answer(request.taskId(), text));
   }
 }

@@ -6,11 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.agent.executor.ProcessExecutor;
 import io.heteroflow.agent.simulated.SimulatedNode;
-import io.heteroflow.agent.transport.AgentTransport;
-import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.GpuVendor;
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -20,8 +16,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +39,8 @@ class AgentTaskEnvironmentTest {
     Path logs = Files.createTempDirectory("agent-env-test");
     SimulatedNode node = new SimulatedNode("n-env", GpuVendor.NVIDIA, "H100", 4, 81920, 8, 64, 5, 1024, null, null,
         null, null, java.util.List.of("10.1.2.3"), null);
-    JsonObject run = new JsonObject().put("task_id", "t-env").put("term", 1L)
+    String taskId = java.util.UUID.randomUUID().toString();
+    JsonObject run = new JsonObject().put("task_id", taskId).put("term", 1L)
         .put("command", new JsonArray().add("env"))
         .put("env", new JsonObject().put("GREETING", "hi").put("LD_PRELOAD", "/tmp/evil.so")
             .put("CUDA_VISIBLE_DEVICES", "0,1,2,3").put("HETEROFLOW_ADMIN_TOKEN", "forged"))
@@ -60,60 +55,17 @@ class AgentTaskEnvironmentTest {
     Map<String, String> seen = new TreeMap<>();
     report.getString("log_tail").lines().forEach(line -> seen.put(line.split("=", 2)[0],
         line.contains("=") ? line.split("=", 2)[1] : "(not a variable)"));
-    Path work = logs.resolve("n-env").resolve("work").resolve("t-env");
+    Path work = logs.resolve("n-env").resolve("work").resolve(taskId);
     Map<String, String> expected = new TreeMap<>(Map.of(
         "PATH", System.getenv("PATH"), "LANG", "C.UTF-8", "TZ", "UTC",
         "HOME", work.resolve("home").toString(), "TMPDIR", work.resolve("tmp").toString(),
-        "GREETING", "hi", "CUDA_VISIBLE_DEVICES", "2", "HETEROFLOW_TASK_ID", "t-env", "HETEROFLOW_NODE_ID", "n-env",
+        "GREETING", "hi", "CUDA_VISIBLE_DEVICES", "2", "HETEROFLOW_TASK_ID", taskId, "HETEROFLOW_NODE_ID", "n-env",
         "MASTER_ADDR", "10.1.2.3"));
     expected.putAll(Map.of("MASTER_PORT", String.valueOf(AgentVerticle.MASTER_PORT), "WORLD_SIZE", "1", "RANK", "0"));
     assertEquals(expected, seen);
     for (String secret : new String[] {"HETEROFLOW_ADMIN_TOKEN", "HETEROFLOW_PG_URL"}) {
       assertTrue(System.getenv(secret) != null, secret + " is set for this JVM (surefire)");
       assertFalse(report.getString("log_tail").contains(System.getenv(secret)), secret + " leaked");
-    }
-  }
-
-  /** Answers like the control plane: the run in the first heartbeat's reply, every claim granted. */
-  private static final class ScriptedControlPlane implements AgentTransport {
-    private final JsonObject run;
-    private boolean delivered;
-    final Promise<JsonObject> report = Promise.promise();
-
-    ScriptedControlPlane(JsonObject run) {
-      this.run = run;
-    }
-
-    @Override
-    public Future<JsonObject> request(String address, JsonObject body) {
-      switch (address) {
-        case BusAddresses.NODE_HEARTBEAT -> {
-          JsonArray runs = new JsonArray();
-          if (!delivered) {
-            delivered = true;
-            runs.add(run);
-          }
-          return Future.succeededFuture(new JsonObject().put("applied", true).put("run", runs));
-        }
-        case BusAddresses.TASK_CLAIM -> {
-          return Future.succeededFuture(new JsonObject().put("claimed", true));
-        }
-        case BusAddresses.TASK_REPORT -> {
-          report.tryComplete(body);
-          return Future.succeededFuture(new JsonObject());
-        }
-        default -> {
-          return Future.failedFuture("unexpected " + address);
-        }
-      }
-    }
-
-    @Override
-    public void onMessage(String address, Consumer<JsonObject> handler) {
-    }
-
-    @Override
-    public void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
     }
   }
 }

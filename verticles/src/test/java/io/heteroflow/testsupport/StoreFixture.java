@@ -1,5 +1,7 @@
 package io.heteroflow.testsupport;
 
+import io.heteroflow.protocol.message.Heartbeat;
+
 import static io.heteroflow.testsupport.ControlPlaneHarness.await;
 
 import io.heteroflow.controlplane.config.SchedulerConfig;
@@ -59,9 +61,9 @@ public final class StoreFixture implements BeforeAllCallback, AfterAllCallback {
       cardReports.add(new JsonObject().put("index", i).put("model", "A100").put("memory_total_mb", 81920)
           .put("memory_used_mb", 0).put("utilization_percent", 0).put("temperature_c", 40));
     }
-    await(nodes.applyHeartbeat(new JsonObject().put("node_id", id).put("boot_id", "b1").put("seq", 1)
+    await(nodes.applyHeartbeat(Heartbeat.fromJson(new JsonObject().put("node_id", id).put("boot_id", "b1").put("seq", 1)
         .put("gpu_vendor", "nvidia").put("cpu_cores", 64).put("cpu_percent", 5.0).put("memory_total_gb", 512.0)
-        .put("memory_used_mb", 1024).put("cards", cardReports)));
+        .put("memory_used_mb", 1024).put("cards", cardReports))));
   }
 
   public TaskRecord task(int gpus) throws Exception {

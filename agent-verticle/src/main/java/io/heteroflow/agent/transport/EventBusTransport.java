@@ -1,6 +1,7 @@
 package io.heteroflow.agent.transport;
 
-import io.heteroflow.protocol.BusPayload;
+import io.heteroflow.protocol.message.BusMessage;
+import io.heteroflow.protocol.message.BusPayload;
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
@@ -23,17 +24,18 @@ public final class EventBusTransport implements AgentTransport {
     return bus.<JsonObject>request(address, body, options).map(reply -> reply.body());
   }
 
-  /** A malformed message (not a JSON object, a field of the wrong type) is refused with 400 (BusPayload). */
+  /** A malformed message (not a JSON object, a field of the wrong type) is refused with 400 and logged (BusPayload). */
   @Override
   public void onMessage(String address, Consumer<JsonObject> handler) {
-    bus.consumer(address, message -> BusPayload.answer(message, payload -> {
-      handler.accept(payload.json());
-      return Future.succeededFuture();
+    bus.consumer(address, message -> BusPayload.answer(message, json -> json, json -> {
+      handler.accept(json);
+      return Future.<BusMessage>succeededFuture();
     }));
   }
 
   @Override
   public void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
-    bus.consumer(address, message -> BusPayload.answer(message, payload -> handler.apply(payload.json())));
+    bus.consumer(address, message -> BusPayload.answer(message, json -> json,
+        json -> handler.apply(json).map(reply -> (BusMessage) () -> reply)));
   }
 }

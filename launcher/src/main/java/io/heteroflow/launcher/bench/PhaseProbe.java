@@ -11,6 +11,7 @@ import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.message.BindOutcomes;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -104,9 +105,9 @@ final class PhaseProbe {
     Function<Integer, Future<Boolean>> viaBus = i -> {
       int[] slot = slots.get(i);
       JsonObject request = BindVerticle.request(List.of(new BindStore.Request(probeTasks[i],
-          snapshot.get(slot[0]).id(), List.of(slot[1]), null)), fence);
+          snapshot.get(slot[0]).id(), List.of(slot[1]), null)), fence).toJson();
       return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, request,
-          new DeliveryOptions().setSendTimeout(10_000)).map(reply -> BindVerticle.outcomes(reply.body()).get(0).bound());
+          new DeliveryOptions().setSendTimeout(10_000)).map(reply -> BindOutcomes.fromJson(reply.body()).outcomes().get(0).bound());
     };
     Function<Integer, Future<Boolean>> direct = i -> {
       int[] slot = slots.get(i);

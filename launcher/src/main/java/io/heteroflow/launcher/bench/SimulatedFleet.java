@@ -7,6 +7,7 @@ import static io.heteroflow.launcher.bench.BenchFutures.forEachLimited;
 
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.protocol.GpuVendor;
+import io.heteroflow.protocol.message.Heartbeat;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -43,7 +44,7 @@ final class SimulatedFleet {
       nodeIds.add(String.format("bench-%05d", i));
     }
     await(forEachLimited(nodeIds, REGISTER_IN_FLIGHT,
-        id -> services.nodes().applyHeartbeat(heartbeat(id, sequence.get()))));
+        id -> services.nodes().applyHeartbeat(Heartbeat.fromJson(heartbeat(id, sequence.get())))));
     double registerSeconds = seconds(System.nanoTime() - registerStart);
     log.accept(String.format("  %d nodes registered in %.2f s", nodes, registerSeconds));
     result.put("register_seconds", round3(registerSeconds));
@@ -68,7 +69,7 @@ final class SimulatedFleet {
       long seq = sequence.get();
       for (int i = slot; i < nodeIds.size(); i += ticks) {
         sent.incrementAndGet();
-        services.nodes().applyHeartbeat(heartbeat(nodeIds.get(i), seq));
+        services.nodes().applyHeartbeat(Heartbeat.fromJson(heartbeat(nodeIds.get(i), seq)));
       }
     });
   }

@@ -6,6 +6,7 @@ import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
 import io.heteroflow.controlplane.store.CardCounts;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.message.Stop;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -105,7 +106,7 @@ final class NodeRoutes {
     TaskStore.Details details = new TaskStore.Details(null, null, null, "stopped by drain of node " + nodeId);
     return services.tasks().transition(task, from, TaskStatus.STOPPING, details).compose(won -> {
       if (won) {
-        vertx.eventBus().send(BusAddresses.agentStop(nodeId), new JsonObject().put("task_id", task.toString()));
+        vertx.eventBus().send(BusAddresses.agentStop(nodeId), new Stop(task).toJson());
         return Future.succeededFuture();
       }
       if (attemptsLeft == 0) {

@@ -6,6 +6,9 @@ import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.message.Kick;
+import io.heteroflow.protocol.message.Logs;
+import io.heteroflow.protocol.message.Stop;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -63,7 +66,7 @@ final class TaskRoutes {
       }
       if (created.created()) {
         services.metrics().taskCreated();
-        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("task_id", created.task().id().toString()));
+        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.task(created.task().id()).toJson());
       }
       return new Reply(created.created() ? 201 : 200, TaskView.of(created.task()));
     });
@@ -135,8 +138,7 @@ final class TaskRoutes {
             return reload(task.id()).compose(fresh -> stop(fresh, attemptsLeft - 1));
           }
           if (to == TaskStatus.STOPPING) {
-            vertx.eventBus().send(BusAddresses.agentStop(task.nodeId()),
-                new JsonObject().put("task_id", task.id().toString()));
+            vertx.eventBus().send(BusAddresses.agentStop(task.nodeId()), new Stop(task.id()).toJson());
           }
           return reload(task.id()).map(fresh -> new Reply(202, TaskView.of(fresh)));
         });
@@ -149,10 +151,10 @@ final class TaskRoutes {
       if (task.nodeId() == null || task.status().isTerminal()) {
         return stored.map(Reply::ok);
       }
-      JsonObject request = new JsonObject().put("task_id", task.id().toString());
+      JsonObject request = new Logs(task.id(), Logs.DEFAULT_MAX_BYTES).toJson();
       return vertx.eventBus().<JsonObject>request(BusAddresses.agentLogs(task.nodeId()), request,
               new DeliveryOptions().setSendTimeout(LOGS_TIMEOUT_MS))
-          .map(reply -> Reply.ok(reply.body().getString("text", "")))
+          .map(reply -> Reply.ok(Logs.Answer.fromJson(reply.body()).text()))
           .recover(unreachable -> stored.map(Reply::ok));
     });
   }

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.vertx.core.json.JsonArray;
+import io.heteroflow.protocol.message.Shard;
 import io.vertx.core.json.JsonObject;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -25,7 +26,7 @@ final class TaskView {
         .put("gpu_type", task.gpuType())
         .put("node", task.nodeId())
         .put("gpus", new JsonArray(List.copyOf(task.gpuIndices())))
-        .put("shard", task.shard())
+        .put("shard", Shard.toJson(task.shard()))
         .put("host_port", task.hostPort())
         .put("master_port", task.masterPort())
         .put("reason", task.reasonCode() == null ? null

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.cluster;
 
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.message.LeadershipChange;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -95,7 +96,7 @@ public final class LeadershipVerticle extends VerticleBase {
             leadership.become(term.get());
             LOG.info("member " + leadership.memberId() + " leads with term " + term.get());
             vertx.eventBus().publish(BusAddresses.LEADERSHIP_CHANGED,
-                new JsonObject().put("member_id", leadership.memberId()).put("term", term.get()));
+                new LeadershipChange(leadership.memberId(), term.get()).toJson());
           } else {
             releaseLock();
           }

@@ -3,6 +3,7 @@ package io.heteroflow.controlplane.cluster;
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.message.Kick;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -51,7 +52,7 @@ public final class RecoveryVerticle extends VerticleBase {
         int count = (int) settled.stream().filter(f -> f.succeeded() && f.result()).count();
         if (count > 0) {
           LOG.info("backlog recovery settled " + count + " task(s) stranded on offline nodes");
-          vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "recovered"));
+          vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("recovered").toJson());
         }
         return count;
       });

@@ -5,13 +5,18 @@ import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.BusPayload;
+import io.heteroflow.protocol.message.Claim;
+import io.heteroflow.protocol.message.FailureCode;
+import io.heteroflow.protocol.message.Heartbeat;
+import io.heteroflow.protocol.message.Kick;
+import io.heteroflow.protocol.message.Reconciliation;
+import io.heteroflow.protocol.message.Report;
+import io.heteroflow.protocol.message.Run;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.heteroflow.protocol.BusPayload;
-import io.vertx.core.json.JsonObject;
-import java.util.EnumSet;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,8 +28,6 @@ import java.util.logging.Logger;
  */
 public final class NodeRegistryVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(NodeRegistryVerticle.class.getName());
-  private static final Set<TaskStatus> OUTCOMES = EnumSet.of(TaskStatus.SUCCEEDED, TaskStatus.FAILED,
-      TaskStatus.STOPPED);
   private final Services services;
   private final int offlineGraceSeconds;
   private final long ledgerCheckMs;
@@ -37,9 +40,11 @@ public final class NodeRegistryVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    vertx.eventBus().consumer(BusAddresses.NODE_HEARTBEAT, message -> BusPayload.answer(message, this::heartbeat));
-    vertx.eventBus().consumer(BusAddresses.TASK_CLAIM, message -> BusPayload.answer(message, this::claim));
-    vertx.eventBus().consumer(BusAddresses.TASK_REPORT, message -> BusPayload.answer(message, this::report));
+    vertx.eventBus().consumer(BusAddresses.NODE_HEARTBEAT,
+        message -> BusPayload.answer(message, Heartbeat::fromJson, this::heartbeat));
+    vertx.eventBus().consumer(BusAddresses.TASK_CLAIM, message -> BusPayload.answer(message, Claim::fromJson, this::claim));
+    vertx.eventBus().consumer(BusAddresses.TASK_REPORT,
+        message -> BusPayload.answer(message, Report::fromJson, this::report));
     vertx.setPeriodic(Math.max(1000, offlineGraceSeconds * 1000L / 3), id -> leaderOnly(() -> services.nodes()
         .markSilentNodesOffline(offlineGraceSeconds)
         .onSuccess(sweep -> {
@@ -69,13 +74,26 @@ public final class NodeRegistryVerticle extends VerticleBase {
     }
   }
 
-  private Future<JsonObject> heartbeat(BusPayload beat) {
-    String nodeId = Heartbeats.validNodeId(beat);
-    Heartbeats.validate(beat);
-    return services.nodes().heartbeat(beat.json())
+  private Future<Reconciliation> heartbeat(Heartbeat beat) {
+    String nodeId = beat.nodeId();
+    return services.nodes().heartbeat(beat)
         .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
             .compose(v -> services.tasks().tasksForAgent(nodeId))
-            .map(tasks -> AgentMessages.reconciliation(outcome.applied(), tasks)));
+            .map(tasks -> reconciliation(outcome.applied(), tasks)));
+  }
+
+  /** What the agent should be running or stopping according to PostgreSQL. */
+  private static Reconciliation reconciliation(boolean applied, List<TaskRecord> tasks) {
+    List<Run> run = new ArrayList<>();
+    List<UUID> stop = new ArrayList<>();
+    for (TaskRecord task : tasks) {
+      switch (task.status()) {
+        case SCHEDULED -> run.add(task.run());
+        case STOPPING, PREEMPTING -> stop.add(task.id());
+        default -> { }
+      }
+    }
+    return new Reconciliation(applied, run, stop);
   }
 
   /**
@@ -93,7 +111,7 @@ public final class NodeRegistryVerticle extends VerticleBase {
       long count = settled.stream().filter(f -> f.succeeded() && f.result()).count();
       if (count > 0) {
         LOG.info("node " + nodeId + ": " + count + " running task(s) lost in an agent restart settled as failed");
-        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "resources freed"));
+        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("resources freed").toJson());
       }
       settled.stream().filter(Future::failed).findFirst().ifPresent(f -> LOG.log(Level.WARNING,
           "settling a lost task failed", f.cause()));
@@ -101,38 +119,31 @@ public final class NodeRegistryVerticle extends VerticleBase {
     });
   }
 
-  private Future<JsonObject> claim(BusPayload claim) {
-    UUID id = claim.uuid("task_id");
-    String nodeId = claim.requiredString("node_id");
-    boolean retry = claim.bool("retry", false);
-    return task(id).compose(task -> {
-      boolean ownNode = nodeId.equals(task.nodeId());
-      if (ownNode && task.status() == TaskStatus.RUNNING && retry) {
+  private Future<Claim.Answer> claim(Claim claim) {
+    return task(claim.taskId()).compose(task -> {
+      boolean ownNode = claim.nodeId().equals(task.nodeId());
+      if (ownNode && task.status() == TaskStatus.RUNNING && claim.retry()) {
         // the agent's first claim went through but its reply was lost: the agent has not started it
-        return Future.succeededFuture(new JsonObject().put("claimed", true));
+        return Future.succeededFuture(new Claim.Answer(true, null));
       }
       if (task.status() != TaskStatus.SCHEDULED || !ownNode) {
-        return Future.succeededFuture(new JsonObject().put("claimed", false).put("status", task.status().wire()));
+        return Future.succeededFuture(new Claim.Answer(false, task.status().wire()));
       }
       return services.tasks().transition(task.id(), TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)
-          .map(won -> new JsonObject().put("claimed", won));
+          .map(won -> new Claim.Answer(won, null));
     });
   }
 
-  private Future<JsonObject> report(BusPayload report) {
-    UUID id = report.uuid("task_id");
-    String nodeId = report.requiredString("node_id");
-    String wire = report.requiredString("outcome");
-    TaskStatus outcome = OUTCOMES.stream().filter(status -> status.wire().equals(wire)).findFirst()
-        .orElseThrow(() -> report.bad("outcome", "one of succeeded, failed, stopped"));
-    TaskStore.Details details = new TaskStore.Details(report.optionalInteger("exit_code"),
-        report.optionalString("log_tail"), report.optionalString("reason_code"), report.optionalString("message"));
-    return task(id).compose(task -> settle(task, nodeId, outcome, details, 3)).map(settled -> {
-      if (settled) {
-        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "resources freed"));
-      }
-      return new JsonObject().put("settled", settled);
-    });
+  private Future<Report.Answer> report(Report report) {
+    TaskStore.Details details = new TaskStore.Details(report.exitCode(), report.logTail(), report.reasonCode(),
+        report.message());
+    return task(report.taskId()).compose(task -> settle(task, report.nodeId(), report.outcome(), details, 3))
+        .map(settled -> {
+          if (settled) {
+            vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("resources freed").toJson());
+          }
+          return new Report.Answer(settled);
+        });
   }
 
   private Future<Boolean> settle(TaskRecord task, String nodeId, TaskStatus outcome, TaskStore.Details details,
@@ -153,6 +164,6 @@ public final class NodeRegistryVerticle extends VerticleBase {
   /** The task, or a 404 failure. */
   private Future<TaskRecord> task(UUID id) {
     return services.tasks().get(id).compose(found -> found.map(Future::succeededFuture)
-        .orElseGet(() -> Future.failedFuture(BusPayload.refused(BusPayload.NOT_FOUND, "task_id: no task " + id))));
+        .orElseGet(() -> Future.failedFuture(FailureCode.NOT_FOUND.refusal("task_id: no task " + id))));
   }
 }

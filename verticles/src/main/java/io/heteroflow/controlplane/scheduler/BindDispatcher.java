@@ -1,7 +1,6 @@
 package io.heteroflow.controlplane.scheduler;
 
 import io.heteroflow.controlplane.Services;
-import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
@@ -9,6 +8,8 @@ import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.message.BindOutcomes;
+import io.heteroflow.protocol.message.Shard;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -123,11 +124,12 @@ final class BindDispatcher {
         each.decision().nodeId(), each.decision().gpuIndices(), each.decision().shard())).toList();
     Map<String, Long> versions = new HashMap<>();
     Set<String> refusedOn = new HashSet<>();
-    return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND, BindVerticle.request(requests, fence),
-            BIND_DELIVERY)
+    return vertx.eventBus().<JsonObject>request(BusAddresses.SCHEDULER_BIND,
+            BindVerticle.request(requests, fence).toJson(), BIND_DELIVERY)
         .map(reply -> {
-          versions.putAll(BindVerticle.nodeVersions(reply.body()));
-          return BindVerticle.outcomes(reply.body());
+          BindOutcomes outcomes = BindOutcomes.fromJson(reply.body());
+          versions.putAll(outcomes.nodeVersions());
+          return outcomes.outcomes().stream().map(BindVerticle::fromWire).toList();
         })
         .recover(unanswered -> Future.succeededFuture(Collections.nCopies(chunk.size(),
             BindStore.Outcome.refused(ReasonCode.BindConflict, "the bind request was not answered ("
@@ -169,9 +171,9 @@ final class BindDispatcher {
     if (outcome.bound()) {
       services.metrics().attempt("bound", null);
       services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
-      vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()),
-          AgentMessages.run(task, decision.gpuIndices(), AgentMessages.shard(decision.shard()), outcome.hostPort(),
-              outcome.masterPort(), fence.term()));
+      Shard shard = decision.shard() == null ? null : decision.shard().toWire();
+      vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()), task.run(decision.gpuIndices(), shard,
+          outcome.hostPort(), outcome.masterPort(), fence.term()).toJson());
       return Future.succeededFuture();
     }
     if (outcome.lostClaim()) {

@@ -1,21 +1,17 @@
 package io.heteroflow.controlplane.scheduler;
 
 import io.heteroflow.controlplane.Services;
-import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.protocol.BusAddresses;
-import io.heteroflow.protocol.BusPayload;
+import io.heteroflow.protocol.message.BindBatch;
+import io.heteroflow.protocol.message.BindOutcomes;
+import io.heteroflow.protocol.message.BusPayload;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The bind stage on every control plane: takes a batch of decided tasks off the bus and binds them in one
@@ -31,68 +27,45 @@ public final class BindVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    vertx.eventBus().consumer(BusAddresses.SCHEDULER_BIND, message -> BusPayload.answer(message, this::bind));
+    vertx.eventBus().consumer(BusAddresses.SCHEDULER_BIND,
+        message -> BusPayload.answer(message, BindBatch::fromJson, this::bind));
     return Future.succeededFuture();
   }
 
-  /** A malformed batch is refused as a whole (400 naming the field) before anything is bound. */
-  private Future<JsonObject> bind(BusPayload body) {
-    BusPayload fence = body.requiredObject("fence");
-    LeaderStore.Fence term = new LeaderStore.Fence(fence.requiredString("member"), fence.requiredLong("term"));
-    List<BindStore.Request> requests = new ArrayList<>();
-    for (BusPayload bind : body.objects("binds")) {
-      BusPayload shard = bind.optionalObject("shard");
-      requests.add(new BindStore.Request(bind.uuid("task_id"), bind.requiredString("node_id"),
-          bind.integers("gpu_indices"), shard == null ? null : new ShardAssignment(
-              shard.requiredInteger("card_index"), shard.requiredLong("memory_mb"),
-              shard.requiredInteger("compute_percent"),
-              shard.requiredString("qos"))));
-    }
-    return services.batchBinds().bind(requests, term)
+  /** A malformed batch was refused as a whole (400 naming the field) by its reader, before anything is bound. */
+  private Future<BindOutcomes> bind(BindBatch batch) {
+    List<BindStore.Request> requests = batch.binds().stream().map(bind -> new BindStore.Request(bind.taskId(),
+        bind.nodeId(), bind.gpuIndices(), ShardAssignment.of(bind.shard()))).toList();
+    return services.batchBinds().bind(requests, new LeaderStore.Fence(batch.fence().member(), batch.fence().term()))
         .onSuccess(result -> services.metrics().fencedBinds((int) result.outcomes().stream()
             .filter(BindStore.Outcome::fenced).count()))
-        .map(result -> new JsonObject()
-        .put("outcomes", new JsonArray(result.outcomes().stream().map(BindVerticle::toJson).toList()))
-        .put("node_versions", new JsonObject(new HashMap<>(result.nodeVersions()))));
+        .map(result -> new BindOutcomes(result.outcomes().stream().map(BindVerticle::toWire).toList(),
+            result.nodeVersions()));
   }
 
   /** The Bind message for a batch of placements under one fence. */
-  public static JsonObject request(List<BindStore.Request> requests, LeaderStore.Fence fence) {
-    JsonArray binds = new JsonArray();
-    for (BindStore.Request request : requests) {
-      binds.add(new JsonObject().put("task_id", request.taskId().toString()).put("node_id", request.nodeId())
-          .put("gpu_indices", new JsonArray(request.gpuIndices())).put("shard", AgentMessages.shard(request.shard())));
+  public static BindBatch request(List<BindStore.Request> requests, LeaderStore.Fence fence) {
+    return new BindBatch(requests.stream().map(request -> new BindBatch.Bind(request.taskId(), request.nodeId(),
+        request.gpuIndices(), request.shard() == null ? null : request.shard().toWire())).toList(),
+        new BindBatch.Fence(fence.member(), fence.term()));
+  }
+
+  private static BindOutcomes.Outcome toWire(BindStore.Outcome outcome) {
+    return new BindOutcomes.Outcome(outcome.bound(), outcome.hostPort(), outcome.masterPort(),
+        outcome.code() == null ? null : outcome.code().name(), outcome.message(), outcome.fenced());
+  }
+
+  /** The outcome of one bind as the store reports it; a reason code this build does not know reads as a conflict. */
+  public static BindStore.Outcome fromWire(BindOutcomes.Outcome outcome) {
+    ReasonCode code = null;
+    if (outcome.code() != null) {
+      try {
+        code = ReasonCode.valueOf(outcome.code());
+      } catch (IllegalArgumentException unknown) {
+        code = ReasonCode.BindConflict;
+      }
     }
-    return new JsonObject().put("binds", binds)
-        .put("fence", new JsonObject().put("member", fence.member()).put("term", fence.term()));
-  }
-
-  static JsonObject toJson(BindStore.Outcome outcome) {
-    return new JsonObject().put("bound", outcome.bound()).put("host_port", outcome.hostPort())
-        .put("master_port", outcome.masterPort())
-        .put("code", outcome.code() == null ? null : outcome.code().name()).put("message", outcome.message())
-        .put("fenced", outcome.fenced());
-  }
-
-  /** The version each node written by the batch has after it (see BatchBindStore.Result). */
-  public static Map<String, Long> nodeVersions(JsonObject reply) {
-    Map<String, Long> versions = new HashMap<>();
-    reply.getJsonObject("node_versions", new JsonObject()).forEach(entry ->
-        versions.put(entry.getKey(), ((Number) entry.getValue()).longValue()));
-    return versions;
-  }
-
-  /** The BindOutcomes of a reply, in the order of the request's binds. */
-  public static List<BindStore.Outcome> outcomes(JsonObject reply) {
-    List<BindStore.Outcome> outcomes = new ArrayList<>();
-    for (Object each : reply.getJsonArray("outcomes", new JsonArray())) {
-      JsonObject outcome = (JsonObject) each;
-      String code = outcome.getString("code");
-      outcomes.add(new BindStore.Outcome(outcome.getBoolean("bound", false), outcome.getInteger("host_port"),
-          outcome.getInteger("master_port"),
-          code == null ? null : ReasonCode.valueOf(code), outcome.getString("message"),
-          outcome.getBoolean("fenced", false)));
-    }
-    return outcomes;
+    return new BindStore.Outcome(outcome.bound(), outcome.hostPort(), outcome.masterPort(), code, outcome.message(),
+        outcome.fenced());
   }
 }

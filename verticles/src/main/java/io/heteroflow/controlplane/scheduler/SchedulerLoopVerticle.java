@@ -9,7 +9,10 @@ import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.controlplane.scheduler.BindDispatcher.Decided;
 import io.heteroflow.protocol.BusAddresses;
-import io.heteroflow.protocol.BusPayload;
+import io.heteroflow.protocol.message.BusMessage;
+import io.heteroflow.protocol.message.BusPayload;
+import io.heteroflow.protocol.message.Kick;
+import io.heteroflow.protocol.message.LeadershipChange;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import java.time.Clock;
@@ -64,22 +67,25 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   public Future<?> start() {
     snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry(), clock);
     binds = new BindDispatcher(vertx, services, clock, snapshots, () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
-    vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK, message -> BusPayload.answer(message, kick -> {
-      if (kick.has("task_id") && immediate.size() < IMMEDIATE_CAPACITY) {
-        immediate.add(kick.uuid("task_id"));
-      }
-      requestRound();
-      return Future.succeededFuture(new JsonObject());
-    }));
+    vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK, message -> BusPayload.answer(message, Kick::fromJson,
+        kick -> {
+          if (kick.taskId() != null && immediate.size() < IMMEDIATE_CAPACITY) {
+            immediate.add(kick.taskId());
+          }
+          requestRound();
+          return Future.<BusMessage>succeededFuture();
+        }));
     vertx.setPeriodic(TICK_MS, id -> requestRound());
-    vertx.eventBus().consumer(BusAddresses.LEADERSHIP_CHANGED, message -> {
-      services.metrics().leaderChanged();
-      snapshots.reset();
-      if (services.leadership().leading()) {
-        cursor = null;
-        requestRound();
-      }
-    });
+    vertx.eventBus().consumer(BusAddresses.LEADERSHIP_CHANGED, message -> BusPayload.answer(message,
+        LeadershipChange::fromJson, change -> {
+          services.metrics().leaderChanged();
+          snapshots.reset();
+          if (services.leadership().leading()) {
+            cursor = null;
+            requestRound();
+          }
+          return Future.<BusMessage>succeededFuture();
+        }));
     requestRound();
     return Future.succeededFuture();
   }

@@ -1,7 +1,6 @@
 package io.heteroflow.controlplane.store;
 
 import io.heteroflow.controlplane.config.SchedulerConfig;
-import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
@@ -247,8 +246,7 @@ public final class BatchBindStore {
       indices[i] = request.gpuIndices().toString().replace('[', '{').replace(']', '}');
       ports[i] = one.port();
       masterPorts[i] = one.masterPort();
-      JsonObject shard = AgentMessages.shard(request.shard());
-      shards[i] = shard == null ? null : shard.encode();
+      shards[i] = request.shard() == null ? null : request.shard().toWire().toJson().encode();
       messages[i] = BindChecks.boundMessage(request.nodeId(), request.gpuIndices(), request.shard(), one.port());
       allocations.add(request, one.tenant());
       touched.add(request.nodeId());

@@ -1,7 +1,6 @@
 package io.heteroflow.controlplane.store;
 
 import io.heteroflow.controlplane.config.SchedulerConfig;
-import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
 import io.heteroflow.controlplane.store.BindChecks.Occupant;
@@ -80,7 +79,7 @@ public final class BindStore {
     String nodeId = request.nodeId();
     ShardAssignment shard = request.shard();
     Integer[] indices = request.gpuIndices().toArray(new Integer[0]);
-    JsonObject shardJson = AgentMessages.shard(shard);
+    JsonObject shardJson = shard == null ? null : shard.toWire().toJson();
     // Lock order: the node row first, then the task row. Claiming the task first would take a FOR KEY SHARE
     // lock on the node (the node_id foreign key) before FOR UPDATE, and two binders to one node deadlock.
     Long term = fence == null ? null : fence.term();

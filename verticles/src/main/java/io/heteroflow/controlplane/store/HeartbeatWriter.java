@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.store;
 
 import io.vertx.core.Future;
+import io.heteroflow.protocol.message.Heartbeat;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.pgclient.PgException;
@@ -33,14 +34,14 @@ final class HeartbeatWriter {
   /** A running task its restarted agent has not reported in this many heartbeats in a row is lost. */
   static final int MISSES_LOST = 2;
   private final Pool pool;
-  private final SelfFormingBatches<JsonObject, NodeStore.HeartbeatOutcome> batches =
-      new SelfFormingBatches<>(heartbeat -> heartbeat.getString("node_id"), MAX_BATCH, this::writeAll);
+  private final SelfFormingBatches<Heartbeat, NodeStore.HeartbeatOutcome> batches =
+      new SelfFormingBatches<>(Heartbeat::nodeId, MAX_BATCH, this::writeAll);
 
   HeartbeatWriter(Pool pool) {
     this.pool = pool;
   }
 
-  Future<NodeStore.HeartbeatOutcome> submit(JsonObject heartbeat) {
+  Future<NodeStore.HeartbeatOutcome> submit(Heartbeat heartbeat) {
     return batches.submit(heartbeat);
   }
 
@@ -49,7 +50,7 @@ final class HeartbeatWriter {
    * refuses) fails only itself, with an {@link IllegalArgumentException}. Then the running tasks of the
    * restarted agents among the applied heartbeats are counted (see {@link Sql#COUNT_AGENT_MISSES}).
    */
-  private Future<List<Future<NodeStore.HeartbeatOutcome>>> writeAll(List<JsonObject> beats) {
+  private Future<List<Future<NodeStore.HeartbeatOutcome>>> writeAll(List<Heartbeat> beats) {
     Future<List<Future<Boolean>>> applied = write(beats)
         .<List<Future<Boolean>>>map(ids -> beats.stream().map(beat -> Future.succeededFuture(ids.contains(id(beat))))
             .toList())
@@ -57,9 +58,9 @@ final class HeartbeatWriter {
             : beats.stream().map(beat -> write(List.of(beat)).map(ids -> ids.contains(id(beat)))
                 .recover(alone -> Future.failedFuture(refusal(alone)))).toList()));
     return applied.compose(each -> Future.join(each).transform(ignored -> {
-      List<JsonObject> fresh = new ArrayList<>();
+      List<Heartbeat> fresh = new ArrayList<>();
       for (int i = 0; i < beats.size(); i++) {
-        if (each.get(i).succeeded() && each.get(i).result() && beats.get(i).getValue("active_tasks") != null) {
+        if (each.get(i).succeeded() && each.get(i).result() && beats.get(i).activeTasks() != null) {
           fresh.add(beats.get(i));
         }
       }
@@ -74,14 +75,13 @@ final class HeartbeatWriter {
     }));
   }
 
-  private static String id(JsonObject beat) {
-    return beat.getString("node_id");
+  private static String id(Heartbeat beat) {
+    return beat.nodeId();
   }
 
-  /** A heartbeat PostgreSQL or the column mapping refused as malformed: the sender's fault (400), not ours. */
+  /** A heartbeat PostgreSQL refused as malformed (a value out of range, a constraint): the sender's fault (400), not ours. */
   private static Throwable refusal(Throwable failure) {
-    boolean malformed = failure instanceof ClassCastException || failure instanceof IllegalArgumentException
-        || failure instanceof PgException pg && pg.getSqlState() != null
+    boolean malformed = failure instanceof PgException pg && pg.getSqlState() != null
         && (pg.getSqlState().startsWith("22") || pg.getSqlState().startsWith("23"));
     return malformed ? new IllegalArgumentException("heartbeat refused: " + failure.getMessage(), failure) : failure;
   }
@@ -90,12 +90,12 @@ final class HeartbeatWriter {
    * The running tasks lost by restarted agents, per node (counted {@link #MISSES_LOST} times or more). A
    * failed count loses nothing: it answers none and the next heartbeat counts again.
    */
-  private Future<Map<String, List<UUID>>> countMisses(List<JsonObject> beats) {
+  private Future<Map<String, List<UUID>>> countMisses(List<Heartbeat> beats) {
     if (beats.isEmpty()) {
       return Future.succeededFuture(Map.of());
     }
     Tuple params = Tuple.tuple().addArrayOfString(beats.stream().map(HeartbeatWriter::id).toArray(String[]::new))
-        .addArrayOfString(beats.stream().map(beat -> beat.getJsonArray("active_tasks").encode()).toArray(String[]::new));
+        .addArrayOfString(beats.stream().map(beat -> new JsonArray(beat.activeTasks()).encode()).toArray(String[]::new));
     return pool.preparedQuery(Sql.COUNT_AGENT_MISSES).execute(params).<Map<String, List<UUID>>>map(rows -> {
       Map<String, List<UUID>> lost = new HashMap<>();
       rows.forEach(row -> {
@@ -111,78 +111,68 @@ final class HeartbeatWriter {
   }
 
   /** One transaction for the batch; answers the ids of the nodes whose heartbeat was applied. */
-  private Future<Set<String>> write(List<JsonObject> beats) {
-    Tuple nodes;
-    try {
-      nodes = nodeColumns(beats);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(e);
-    }
+  private Future<Set<String>> write(List<Heartbeat> beats) {
+    Tuple nodes = nodeColumns(beats);
     return pool.withTransaction(conn -> conn.query(Sql.ASYNC_COMMIT).execute()
         .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEATS).execute(nodes))
         .compose(rows -> {
           Set<String> applied = new HashSet<>();
           rows.forEach(row -> applied.add(row.getString(0)));
-          List<JsonObject> fresh = beats.stream().filter(beat -> applied.contains(beat.getString("node_id"))).toList();
+          List<Heartbeat> fresh = beats.stream().filter(beat -> applied.contains(beat.nodeId())).toList();
           if (fresh.isEmpty()) {
             return Future.succeededFuture(applied);
           }
           return conn.preparedQuery(Sql.UPSERT_CARDS).execute(cardColumns(fresh))
               .compose(v -> conn.preparedQuery(Sql.DELETE_CARDS_BEYOND).execute(Tuple.tuple()
-                  .addArrayOfString(fresh.stream().map(beat -> beat.getString("node_id")).toArray(String[]::new))
-                  .addArrayOfInteger(fresh.stream().map(beat -> cards(beat).size()).toArray(Integer[]::new))))
+                  .addArrayOfString(fresh.stream().map(Heartbeat::nodeId).toArray(String[]::new))
+                  .addArrayOfInteger(fresh.stream().map(beat -> beat.cards().size()).toArray(Integer[]::new))))
               .map(applied);
         }));
   }
 
-  private static JsonArray cards(JsonObject heartbeat) {
-    return heartbeat.getJsonArray("cards", new JsonArray());
-  }
-
-  private static Tuple nodeColumns(List<JsonObject> beats) {
-    Function<Function<JsonObject, String>, String[]> strings = field -> beats.stream().map(field).toArray(String[]::new);
-    Function<JsonObject, JsonObject> location = beat -> beat.getJsonObject("location", new JsonObject());
+  private static Tuple nodeColumns(List<Heartbeat> beats) {
+    Function<Function<Heartbeat, String>, String[]> strings = field -> beats.stream().map(field).toArray(String[]::new);
     return Tuple.tuple()
-        .addArrayOfString(strings.apply(beat -> beat.getString("node_id")))
-        .addArrayOfString(strings.apply(beat -> beat.getString("gpu_vendor")))
-        .addArrayOfInteger(beats.stream().map(beat -> beat.getInteger("cpu_cores", 0)).toArray(Integer[]::new))
-        .addArrayOfDouble(beats.stream().map(beat -> beat.getDouble("cpu_percent", 0.0)).toArray(Double[]::new))
-        .addArrayOfDouble(beats.stream().map(beat -> beat.getDouble("memory_total_gb", 0.0)).toArray(Double[]::new))
-        .addArrayOfLong(beats.stream().map(beat -> beat.getLong("memory_used_mb", 0L)).toArray(Long[]::new))
-        .addArrayOfInteger(beats.stream().map(beat -> cards(beat).size()).toArray(Integer[]::new))
-        .addArrayOfString(strings.apply(beat -> beat.getJsonObject("labels", new JsonObject()).encode()))
-        .addArrayOfString(strings.apply(beat -> beat.getString("topology")))
-        .addArrayOfString(strings.apply(beat -> beat.getJsonArray("internal_ips", new JsonArray()).encode()))
-        .addArrayOfString(strings.apply(beat -> beat.getString("boot_id")))
-        .addArrayOfLong(beats.stream().map(beat -> beat.getLong("seq", 0L)).toArray(Long[]::new))
-        .addArrayOfString(strings.apply(beat -> location.apply(beat).getString("region")))
-        .addArrayOfString(strings.apply(beat -> location.apply(beat).getString("zone")))
-        .addArrayOfString(strings.apply(beat -> location.apply(beat).getString("rack")))
-        .addArrayOfString(strings.apply(beat -> beat.getString("dedicated_tenant")));
+        .addArrayOfString(strings.apply(Heartbeat::nodeId))
+        .addArrayOfString(strings.apply(Heartbeat::gpuVendor))
+        .addArrayOfInteger(beats.stream().map(Heartbeat::cpuCores).toArray(Integer[]::new))
+        .addArrayOfDouble(beats.stream().map(Heartbeat::cpuPercent).toArray(Double[]::new))
+        .addArrayOfDouble(beats.stream().map(Heartbeat::memoryTotalGb).toArray(Double[]::new))
+        .addArrayOfLong(beats.stream().map(Heartbeat::memoryUsedMb).toArray(Long[]::new))
+        .addArrayOfInteger(beats.stream().map(beat -> beat.cards().size()).toArray(Integer[]::new))
+        .addArrayOfString(strings.apply(beat -> new JsonObject(Map.copyOf(beat.labels())).encode()))
+        .addArrayOfString(strings.apply(Heartbeat::topology))
+        .addArrayOfString(strings.apply(beat -> new JsonArray(beat.internalIps()).encode()))
+        .addArrayOfString(strings.apply(Heartbeat::bootId))
+        .addArrayOfLong(beats.stream().map(Heartbeat::seq).toArray(Long[]::new))
+        .addArrayOfString(strings.apply(beat -> beat.location().region()))
+        .addArrayOfString(strings.apply(beat -> beat.location().zone()))
+        .addArrayOfString(strings.apply(beat -> beat.location().rack()))
+        .addArrayOfString(strings.apply(Heartbeat::dedicatedTenant));
   }
 
-  private static Tuple cardColumns(List<JsonObject> beats) {
+  private static Tuple cardColumns(List<Heartbeat> beats) {
     Map<String, List<Object>> columns = new HashMap<>();
     for (String column : List.of("node", "index", "uuid", "model", "total", "used", "util", "temp", "numa")) {
       columns.put(column, new ArrayList<>());
     }
-    for (JsonObject beat : beats) {
-      JsonArray reported = cards(beat);
-      Map<Integer, JsonObject> byIndex = new LinkedHashMap<>(); // one row per card: a repeated index, the last wins
-      for (int i = 0; i < reported.size(); i++) {
-        byIndex.put(reported.getJsonObject(i).getInteger("index", i), reported.getJsonObject(i));
+    for (Heartbeat beat : beats) {
+      Map<Integer, Heartbeat.Card> byIndex = new LinkedHashMap<>(); // one row per card: a repeated index, the last wins
+      for (int i = 0; i < beat.cards().size(); i++) {
+        Heartbeat.Card card = beat.cards().get(i);
+        byIndex.put(card.index() == null ? i : card.index(), card);
       }
-      for (Map.Entry<Integer, JsonObject> entry : byIndex.entrySet()) {
-        JsonObject card = entry.getValue();
-        columns.get("node").add(beat.getString("node_id"));
+      for (Map.Entry<Integer, Heartbeat.Card> entry : byIndex.entrySet()) {
+        Heartbeat.Card card = entry.getValue();
+        columns.get("node").add(beat.nodeId());
         columns.get("index").add(entry.getKey());
-        columns.get("uuid").add(card.getString("uuid"));
-        columns.get("model").add(card.getString("model"));
-        columns.get("total").add(card.getLong("memory_total_mb", 0L));
-        columns.get("used").add(card.getLong("memory_used_mb", 0L));
-        columns.get("util").add(card.getInteger("utilization_percent", 0));
-        columns.get("temp").add(card.getInteger("temperature_c", 0));
-        columns.get("numa").add(card.getInteger("numa_node"));
+        columns.get("uuid").add(card.uuid());
+        columns.get("model").add(card.model());
+        columns.get("total").add(card.memoryTotalMb());
+        columns.get("used").add(card.memoryUsedMb());
+        columns.get("util").add(card.utilizationPercent());
+        columns.get("temp").add(card.temperatureC());
+        columns.get("numa").add(card.numaNode());
       }
     }
     return Tuple.tuple().addArrayOfString(columns.get("node").toArray(new String[0]))

@@ -5,6 +5,7 @@ import io.heteroflow.controlplane.scheduler.framework.CardUse;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Heartbeat;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -40,7 +41,7 @@ public final class NodeStore {
    * and heartbeats arriving together share one transaction ({@link HeartbeatWriter}): at 5,000 nodes that keeps
    * 2,500 commits a second off the database the binds commit on.
    */
-  public Future<Boolean> applyHeartbeat(JsonObject heartbeat) {
+  public Future<Boolean> applyHeartbeat(Heartbeat heartbeat) {
     return heartbeat(heartbeat).map(HeartbeatOutcome::applied);
   }
 
@@ -52,7 +53,7 @@ public final class NodeStore {
   }
 
   /** {@link #applyHeartbeat}, answering the tasks a restarted agent lost too. */
-  public Future<HeartbeatOutcome> heartbeat(JsonObject heartbeat) {
+  public Future<HeartbeatOutcome> heartbeat(Heartbeat heartbeat) {
     return heartbeats.submit(heartbeat);
   }
 

@@ -2,6 +2,8 @@ package io.heteroflow.controlplane.store;
 
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Run;
+import io.heteroflow.protocol.message.Shard;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Row;
 import java.time.OffsetDateTime;
@@ -17,7 +19,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          JsonObject spec, String nodeId, List<Integer> gpuIndices, String reasonCode,
                          String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
                          OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
-                         long version, double cpuCores, long memoryMb, Integer hostPort, JsonObject shard,
+                         long version, double cpuCores, long memoryMb, Integer hostPort, Shard shard,
                          Long boundTerm, Integer masterPort) {
 
   static TaskRecord from(Row row) {
@@ -30,8 +32,19 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getInteger("exit_code"), row.getInteger("preempt_count"), row.getOffsetDateTime("created_at"),
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
         row.getOffsetDateTime("finished_at"), row.getLong("version"), row.getDouble("cpu_cores"),
-        row.getLong("memory_mb"), row.getInteger("host_port"), (JsonObject) row.getValue("shard"),
+        row.getLong("memory_mb"), row.getInteger("host_port"), Shard.fromJson((JsonObject) row.getValue("shard")),
         row.getLong("bound_term"), row.getInteger("master_port"));
+  }
+
+  /** The Run message for this task bound where the row says (repeated in heartbeat replies until claimed). */
+  public Run run() {
+    return run(gpuIndices, shard, hostPort, masterPort, boundTerm);
+  }
+
+  /** The Run message for this task on these cards or this shard, bound under {@code term}. */
+  public Run run(List<Integer> cards, Shard onShard, Integer hostPortBound, Integer masterPortBound, Long term) {
+    return new Run(id, term == null ? 0 : term, name, spec.getString("image"), command(), env(), cards, onShard,
+        hostPortBound, masterPortBound, timeoutSeconds());
   }
 
   public List<String> command() {

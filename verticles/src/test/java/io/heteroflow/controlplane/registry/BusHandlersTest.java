@@ -69,7 +69,7 @@ class BusHandlersTest {
     String fence = "\"fence\": {\"member\": \"m\", \"term\": 1}";
     return Stream.of(
         wrongBodies(heartbeat), wrongBodies(claim), wrongBodies(report), wrongBodies(bind),
-        wrongBodies(BusAddresses.SCHEDULER_KICK), wrongBodies(BusAddresses.agentRun(AGENT)),
+        wrongBodies(BusAddresses.SCHEDULER_KICK), wrongBodies(BusAddresses.LEADERSHIP_CHANGED), wrongBodies(BusAddresses.agentRun(AGENT)),
         wrongBodies(BusAddresses.agentStop(AGENT)), wrongBodies(BusAddresses.agentLogs(AGENT)),
         Stream.of(
             new Case(heartbeat, json("{}"), 400, "no node_id"),
@@ -86,6 +86,11 @@ class BusHandlersTest {
             new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"location\": \"here\"}"), 400, "a string location"),
             new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"cards\": [{\"index\": -1}]}"), 400,
                 "a card index PostgreSQL refuses"),
+            new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"labels\": {\"rdma\": true}}"), 400,
+                "a label that is not a string"),
+            new Case(heartbeat, json("{\"v\": 2, \"node_id\": \"bus-n\"}"), 400, "another protocol version"),
+            new Case(claim, json("{\"v\": \"1\", \"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\"}"), 400,
+                "a string protocol version"),
             new Case(claim, json("{}"), 400, "no fields"),
             new Case(claim, json("{\"task_id\": null, \"node_id\": \"bus-n\"}"), 400, "a null task_id"),
             new Case(claim, json("{\"task_id\": 5, \"node_id\": \"bus-n\"}"), 400, "a numeric task_id"),
@@ -118,6 +123,7 @@ class BusHandlersTest {
             new Case(bind, json("{\"binds\": [{\"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"n\","
                 + " \"shard\": {\"card_index\": 0}}], " + fence + "}"), 400, "a shard without memory"),
             new Case(BusAddresses.SCHEDULER_KICK, json("{\"task_id\": \"nope\"}"), 400, "a task_id not an id"),
+            new Case(BusAddresses.LEADERSHIP_CHANGED, json("{\"member_id\": \"m\"}"), 400, "a change without term"),
             new Case(BusAddresses.agentRun(AGENT), json("{}"), 400, "no task_id"),
             new Case(BusAddresses.agentRun(AGENT), json("{\"task_id\": null}"), 400, "a null task_id"),
             new Case(BusAddresses.agentRun(AGENT), json("{\"task_id\": \"" + SOME_TASK + "\", \"term\": \"3\"}"), 400,

@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.store;
 
+import io.heteroflow.protocol.message.Heartbeat;
+
 import static io.heteroflow.testsupport.ControlPlaneHarness.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,9 +35,9 @@ class CardCountsTest {
           .put("memory_used_mb", i == 0 ? fullCardMemoryUsedMb : 0).put("utilization_percent", 0)
           .put("temperature_c", 40));
     }
-    await(store.nodes.applyHeartbeat(new JsonObject().put("node_id", id).put("boot_id", "b1").put("seq", 1)
+    await(store.nodes.applyHeartbeat(Heartbeat.fromJson(new JsonObject().put("node_id", id).put("boot_id", "b1").put("seq", 1)
         .put("gpu_vendor", vendor).put("cpu_cores", 64).put("cpu_percent", 5.0).put("memory_total_gb", 512.0)
-        .put("memory_used_mb", 1024).put("cards", cards)));
+        .put("memory_used_mb", 1024).put("cards", cards))));
   }
 
   @Test

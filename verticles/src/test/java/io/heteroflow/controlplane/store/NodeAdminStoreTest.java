@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.store;
 
+import io.heteroflow.protocol.message.Heartbeat;
+
 import static io.heteroflow.testsupport.ControlPlaneHarness.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -44,7 +46,7 @@ class NodeAdminStoreTest {
     assertTrue(version("co-1") > before, "the scheduler's snapshot must see the cordon");
     assertTrue(node("co-1").info().cordoned());
     assertTrue(node("co-1").toJson().getBoolean("cordoned"));
-    assertTrue(await(store.nodes.applyHeartbeat(beat("co-1", 2, null).put("boot_id", "b2"))));
+    assertTrue(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("co-1", 2, null).put("boot_id", "b2")))));
     assertTrue(node("co-1").info().cordoned(), "a heartbeat never uncordons");
 
     BindStore.Outcome single = await(store.binds.bind(store.task(1).id(), "co-1", List.of(0)));
@@ -86,19 +88,19 @@ class NodeAdminStoreTest {
   @Test
   void anAdminsDedicatedTenantIsNeverUndoneByAHeartbeat() throws Exception {
     store.query("INSERT INTO tenants (name) VALUES ('team-x'), ('team-y')");
-    assertTrue(await(store.nodes.applyHeartbeat(beat("ded-1", 1, "team-x"))));
+    assertTrue(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("ded-1", 1, "team-x")))));
     assertEquals("team-x", node("ded-1").info().dedicatedTenant());
     assertEquals("agent", node("ded-1").toJson().getString("dedicated_by"));
 
     assertEquals(NodeStore.DedicatedOutcome.SET, await(store.nodes.setDedicated("ded-1", null)));
-    assertTrue(await(store.nodes.applyHeartbeat(beat("ded-1", 2, "team-x"))));
+    assertTrue(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("ded-1", 2, "team-x")))));
     assertNull(node("ded-1").info().dedicatedTenant(), "the admin cleared it; the agent's file does not undo that");
     assertEquals("admin", node("ded-1").toJson().getString("dedicated_by"));
 
     long before = version("ded-1");
     assertEquals(NodeStore.DedicatedOutcome.SET, await(store.nodes.setDedicated("ded-1", "team-y")));
     assertTrue(version("ded-1") > before);
-    assertTrue(await(store.nodes.applyHeartbeat(beat("ded-1", 3, "team-x"))));
+    assertTrue(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("ded-1", 3, "team-x")))));
     assertEquals("team-y", node("ded-1").info().dedicatedTenant());
 
     assertEquals(NodeStore.DedicatedOutcome.UNKNOWN_TENANT, await(store.nodes.setDedicated("ded-1", "nobody")));

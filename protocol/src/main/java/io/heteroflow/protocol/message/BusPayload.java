@@ -1,4 +1,4 @@
-package io.heteroflow.protocol;
+package io.heteroflow.protocol.message;
 
 import io.vertx.core.Future;
 import io.vertx.core.eventbus.Message;
@@ -7,7 +7,9 @@ import io.vertx.core.eventbus.ReplyFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -21,15 +23,6 @@ import java.util.logging.Logger;
  */
 public final class BusPayload {
   private static final Logger LOG = Logger.getLogger(BusPayload.class.getName());
-  /** The message is malformed; the text names the field. Not worth retrying. */
-  public static final int BAD_REQUEST = 400;
-  /** The message names something that does not exist (a task id). Not worth retrying. */
-  public static final int NOT_FOUND = 404;
-  /** The receiver failed in a way it did not expect (a bug): the text says what. */
-  public static final int INTERNAL = 500;
-  /** The receiver cannot reach PostgreSQL (or another transient failure): retrying later may succeed. */
-  public static final int UNAVAILABLE = 503;
-
   private final JsonObject body;
   private final String path;
 
@@ -43,52 +36,49 @@ public final class BusPayload {
     if (body instanceof JsonObject json) {
       return new BusPayload(json, "");
     }
-    throw refused(BAD_REQUEST, "body: a JSON object is required, got "
+    throw FailureCode.BAD_REQUEST.refusal("body: a JSON object is required, got "
         + (body == null ? "nothing" : body.getClass().getSimpleName()));
   }
 
-  /** A failure with this code, as a consumer answers it (a {@link ReplyException} of the recipient). */
-  public static ReplyException refused(int code, String message) {
-    return new ReplyException(ReplyFailure.RECIPIENT_FAILURE, code, message);
-  }
-
-  /** Whether a failed request is worth repeating: not when the receiver refused it with a 4xx code. */
-  public static boolean retryable(Throwable failure) {
-    return !(failure instanceof ReplyException reply && reply.failureType() == ReplyFailure.RECIPIENT_FAILURE
-        && reply.failureCode() >= 400 && reply.failureCode() < 500);
-  }
-
   /**
-   * Answers {@code message} with what {@code handler} makes of its payload: the reply, or a failure whose code
-   * is that of a {@link #refused} exception (thrown or failed), 400 for an {@link IllegalArgumentException}, 503
-   * for any other failed future and 500 for any other exception thrown.
+   * Answers {@code message} with what {@code handler} makes of its typed payload ({@code reader}, the message
+   * record's {@code fromJson}): the reply's JSON, or a failure. This is the receiving side's one mapping of
+   * failures to {@link FailureCode}s: a {@link FailureCode#refusal} (thrown or failed) keeps its code, an
+   * {@link IllegalArgumentException} is {@link FailureCode#BAD_REQUEST}, any other failed future
+   * {@link FailureCode#UNAVAILABLE} and any other exception thrown {@link FailureCode#INTERNAL}. A message without
+   * a reply address gets no answer (nobody waits for it) and is only logged when it is refused.
    */
-  public static void answer(Message<?> message, Function<BusPayload, Future<JsonObject>> handler) {
-    Future<JsonObject> reply;
+  public static <T> void answer(Message<?> message, Function<JsonObject, T> reader,
+                                Function<T, Future<? extends BusMessage>> handler) {
+    Future<? extends BusMessage> reply;
     try {
-      reply = handler.apply(of(message.body()));
+      reply = handler.apply(reader.apply(of(message.body()).json()));
     } catch (RuntimeException e) {
-      fail(message, e, INTERNAL);
+      fail(message, e, FailureCode.INTERNAL);
       return;
     }
     reply.onComplete(done -> {
-      if (done.succeeded()) {
-        message.reply(done.result());
-      } else {
-        fail(message, done.cause(), UNAVAILABLE);
+      if (done.failed()) {
+        fail(message, done.cause(), FailureCode.UNAVAILABLE);
+      } else if (message.replyAddress() != null) {
+        message.reply(done.result() == null ? null : done.result().toJson());
       }
     });
   }
 
-  private static void fail(Message<?> message, Throwable e, int otherwise) {
-    int code = e instanceof ReplyException reply && reply.failureType() == ReplyFailure.RECIPIENT_FAILURE
-        ? reply.failureCode()
-        : e instanceof IllegalArgumentException ? BAD_REQUEST
+  private static void fail(Message<?> message, Throwable e, FailureCode otherwise) {
+    FailureCode code = e instanceof ReplyException reply && reply.failureType() == ReplyFailure.RECIPIENT_FAILURE
+        ? FailureCode.forCode(reply.failureCode())
+        : e instanceof IllegalArgumentException ? FailureCode.BAD_REQUEST
         : otherwise;
-    if (code >= 500) {
+    if (code.retryable()) {
       LOG.log(Level.WARNING, message.address() + " failed", e);
+    } else if (message.replyAddress() == null) {
+      LOG.warning(message.address() + ": a message was refused: " + e.getMessage());
     }
-    message.fail(code, code >= 500 ? message.address() + " failed: " + e.getMessage() : e.getMessage());
+    if (message.replyAddress() != null) {
+      message.fail(code.code(), code.retryable() ? message.address() + " failed: " + e.getMessage() : e.getMessage());
+    }
   }
 
   public JsonObject json() {
@@ -191,6 +181,30 @@ public final class BusPayload {
     return integers;
   }
 
+  /** An array of task ids (absent: empty). */
+  public List<UUID> uuids(String field) {
+    List<String> strings = strings(field);
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < strings.size(); i++) {
+      try {
+        ids.add(UUID.fromString(strings.get(i)));
+      } catch (IllegalArgumentException e) {
+        throw bad(field + "[" + i + "]", "not an id: " + strings.get(i));
+      }
+    }
+    return ids;
+  }
+
+  /** An object whose values are all strings (absent: empty). */
+  public Map<String, String> stringMap(String field) {
+    BusPayload object = optionalObject(field);
+    Map<String, String> map = new LinkedHashMap<>();
+    if (object != null) {
+      object.json().fieldNames().forEach(name -> map.put(name, object.requiredString(name)));
+    }
+    return map;
+  }
+
   /** An array of strings (absent: empty). */
   public List<String> strings(String field) {
     return elements(field, String.class, "a string");
@@ -210,7 +224,7 @@ public final class BusPayload {
 
   /** A 400 refusal naming {@code field} (with this payload's place in the message). */
   public ReplyException bad(String field, String why) {
-    return refused(BAD_REQUEST, path + field + ": " + why);
+    return FailureCode.BAD_REQUEST.refusal(path + field + ": " + why);
   }
 
   private <T> T required(String field, T value) {

@@ -1,0 +1,111 @@
+package io.heteroflow.protocol.message;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * agent → control plane: one reading of a node (docs/event-bus.md "Heartbeat"). Numbers an agent leaves out read
+ * as 0; {@code activeTasks} is null when the agent did not send the field (then no absence is counted).
+ */
+public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor, int cpuCores, double cpuPercent,
+                        double memoryTotalGb, long memoryUsedMb, List<Card> cards, List<String> activeTasks,
+                        List<String> internalIps, Map<String, String> labels, String topology, Location location,
+                        String dedicatedTenant) implements BusMessage {
+  private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+
+  public Heartbeat {
+    cards = List.copyOf(cards);
+    activeTasks = activeTasks == null ? null : List.copyOf(activeTasks);
+    internalIps = List.copyOf(internalIps);
+    labels = Map.copyOf(labels);
+    location = location == null ? Location.NONE : location;
+  }
+
+  /** One card as the agent read it; {@code index} null means "its place in the list". */
+  public record Card(Integer index, String uuid, String model, long memoryTotalMb, long memoryUsedMb,
+                     int utilizationPercent, int temperatureC, Integer numaNode) {
+    JsonObject toJson() {
+      return new JsonObject().put("index", index).put("uuid", uuid).put("model", model)
+          .put("memory_total_mb", memoryTotalMb).put("memory_used_mb", memoryUsedMb)
+          .put("utilization_percent", utilizationPercent).put("temperature_c", temperatureC).put("numa_node", numaNode);
+    }
+
+    static Card read(BusPayload card) {
+      return new Card(card.optionalInteger("index"), card.optionalString("uuid"), card.optionalString("model"),
+          orZero(card.optionalLong("memory_total_mb")), orZero(card.optionalLong("memory_used_mb")),
+          orZero(card.optionalInteger("utilization_percent")), orZero(card.optionalInteger("temperature_c")),
+          card.optionalInteger("numa_node"));
+    }
+  }
+
+  /** Where an operator said the node is; each part may be null. */
+  public record Location(String region, String zone, String rack) {
+    public static final Location NONE = new Location(null, null, null);
+
+    JsonObject toJson() {
+      JsonObject json = new JsonObject();
+      putIfPresent(json, "region", region);
+      putIfPresent(json, "zone", zone);
+      putIfPresent(json, "rack", rack);
+      return json;
+    }
+
+    static Location read(BusPayload location) {
+      return location == null ? NONE : new Location(location.optionalString("region"),
+          location.optionalString("zone"), location.optionalString("rack"));
+    }
+  }
+
+  @Override
+  public JsonObject toJson() {
+    JsonObject json = BusMessage.envelope().put("node_id", nodeId).put("boot_id", bootId).put("seq", seq)
+        .put("gpu_vendor", gpuVendor).put("cpu_cores", cpuCores).put("cpu_percent", cpuPercent)
+        .put("memory_total_gb", memoryTotalGb).put("memory_used_mb", memoryUsedMb)
+        .put("cards", new JsonArray(cards.stream().map(Card::toJson).toList()));
+    if (activeTasks != null) {
+      json.put("active_tasks", new JsonArray(activeTasks));
+    }
+    json.put("internal_ips", new JsonArray(internalIps)).put("labels", new JsonObject(Map.copyOf(labels)))
+        .put("topology", topology).put("location", location.toJson());
+    putIfPresent(json, "dedicated_tenant", dedicatedTenant);
+    return json;
+  }
+
+  /** A heartbeat, or a 400 naming the first field of the wrong type (node ids: a name of at most 128 characters). */
+  public static Heartbeat fromJson(JsonObject json) {
+    BusPayload beat = BusMessage.versioned(json);
+    String nodeId = beat.requiredString("node_id");
+    if (!NODE_ID.matcher(nodeId).matches()) {
+      throw beat.bad("node_id", NODE_ID.pattern() + " is required");
+    }
+    List<Card> cards = new ArrayList<>();
+    beat.objects("cards").forEach(card -> cards.add(Card.read(card)));
+    Double cpuPercent = beat.optionalNumber("cpu_percent");
+    Double memoryTotalGb = beat.optionalNumber("memory_total_gb");
+    return new Heartbeat(nodeId, beat.optionalString("boot_id"), orZero(beat.optionalLong("seq")),
+        beat.optionalString("gpu_vendor"), orZero(beat.optionalInteger("cpu_cores")),
+        cpuPercent == null ? 0 : cpuPercent, memoryTotalGb == null ? 0 : memoryTotalGb,
+        orZero(beat.optionalLong("memory_used_mb")), cards,
+        beat.optionalArray("active_tasks") == null ? null : beat.strings("active_tasks"), beat.strings("internal_ips"),
+        beat.stringMap("labels"), beat.optionalString("topology"), Location.read(beat.optionalObject("location")),
+        beat.optionalString("dedicated_tenant"));
+  }
+
+  private static long orZero(Long value) {
+    return value == null ? 0 : value;
+  }
+
+  private static int orZero(Integer value) {
+    return value == null ? 0 : value;
+  }
+
+  private static void putIfPresent(JsonObject json, String field, Object value) {
+    if (value != null) {
+      json.put(field, value);
+    }
+  }
+}
