@@ -1,0 +1,144 @@
+package io.heteroflow.controlplane.scheduler.preemption;
+
+import io.heteroflow.controlplane.scheduler.framework.CardInfo;
+import io.heteroflow.controlplane.scheduler.framework.CardUse;
+import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Predicate;
+
+/**
+ * The minimal victim set (SPEC §6): per node, the candidates in {@link PreemptionRules#VICTIM_ORDER}, taking
+ * one more at a time until the node as it would be without them passes the preemptor's filters; across the
+ * feasible nodes, fewest victims, then the smaller priority sum, then the node id. When no node becomes
+ * feasible even with all its candidates gone, nobody is preempted.
+ */
+public final class VictimPlanner {
+  private VictimPlanner() {}
+
+  /** A node, every active task on it, and the node as it would be once {@code victims} are gone. */
+  public record NodePlan(NodeInfo node, List<Occupant> victims, NodeInfo freed) {
+    public int prioritySum() {
+      return victims.stream().mapToInt(Occupant::priority).sum();
+    }
+  }
+
+  private static final Comparator<NodePlan> BEST = Comparator.<NodePlan>comparingInt(plan -> plan.victims().size())
+      .thenComparingInt(NodePlan::prioritySum).thenComparing(plan -> plan.node().id());
+
+  /**
+   * The best plan for a preemptor of {@code priority}, given each candidate node with all its active tasks;
+   * {@code fits} is the preemptor's filter chain on a node.
+   */
+  public static Optional<NodePlan> plan(int priority, Map<NodeInfo, List<Occupant>> nodes, Predicate<NodeInfo> fits,
+                                        PreemptionRules rules, Instant now) {
+    NodePlan best = null;
+    for (Map.Entry<NodeInfo, List<Occupant>> node : nodes.entrySet()) {
+      NodePlan plan = planNode(priority, node.getKey(), node.getValue(), fits, rules, now).orElse(null);
+      if (plan != null && (best == null || BEST.compare(plan, best) < 0)) {
+        best = plan;
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  /** The shortest prefix of this node's ordered candidates after which the preemptor fits, if any. */
+  static Optional<NodePlan> planNode(int priority, NodeInfo node, List<Occupant> occupants, Predicate<NodeInfo> fits,
+                                     PreemptionRules rules, Instant now) {
+    List<Occupant> candidates = occupants.stream().filter(each -> rules.isCandidate(each, priority, now))
+        .sorted(PreemptionRules.VICTIM_ORDER).toList();
+    for (int count = 1; count <= candidates.size(); count++) {
+      List<Occupant> victims = candidates.subList(0, count);
+      NodeInfo freed = without(node, occupants, victims);
+      if (fits.test(freed)) {
+        return Optional.of(new NodePlan(node, List.copyOf(victims), freed));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * {@code node} with what {@code victims} hold given back: their whole cards and shard memory, CPU and memory.
+   * A card's tenants are those of the tasks still on it, so a card that keeps another tenant's shard stays
+   * that tenant's to share.
+   */
+  static NodeInfo without(NodeInfo node, List<Occupant> occupants, List<Occupant> victims) {
+    Set<UUID> gone = new HashSet<>();
+    victims.forEach(victim -> gone.add(victim.taskId()));
+    Map<Integer, Set<String>> tenantsLeft = new HashMap<>();
+    for (Occupant stays : occupants) {
+      if (!gone.contains(stays.taskId())) {
+        cardsOf(stays).forEach(card -> tenantsLeft.computeIfAbsent(card, k -> new HashSet<>()).add(stays.tenant()));
+      }
+    }
+    Map<Integer, CardUse> use = new HashMap<>(node.cardUse());
+    int cardsFreed = 0;
+    double cpuFreed = 0;
+    long memoryFreed = 0;
+    for (Occupant victim : victims) {
+      for (int card : victim.gpuIndices()) {
+        CardUse before = node.use(card);
+        use.put(card, new CardUse(Math.max(0, use.getOrDefault(card, before).wholeTasks() - 1),
+            use.getOrDefault(card, before).shards(), use.getOrDefault(card, before).shardMemoryMb(), Set.of()));
+        cardsFreed++;
+      }
+      if (victim.holdsShard()) {
+        CardUse before = use.getOrDefault(victim.shardCard(), node.use(victim.shardCard()));
+        use.put(victim.shardCard(), new CardUse(before.wholeTasks(), Math.max(0, before.shards() - 1),
+            Math.max(0, before.shardMemoryMb() - victim.shardMemoryMb()), Set.of()));
+      }
+      cpuFreed += victim.cpuCores();
+      memoryFreed += victim.memoryMb();
+    }
+    for (Occupant victim : victims) {
+      for (int card : cardsOf(victim)) {
+        CardUse after = use.get(card);
+        Set<String> tenants = tenantsLeft.getOrDefault(card, Set.of());
+        if (after.isEmpty()) {
+          use.remove(card);
+        } else {
+          use.put(card, new CardUse(after.wholeTasks(), after.shards(), after.shardMemoryMb(), tenants));
+        }
+      }
+    }
+    Map<Integer, Long> memoryGiven = new HashMap<>();
+    for (Occupant victim : victims) {
+      if (victim.holdsShard()) {
+        memoryGiven.merge(victim.shardCard(), victim.shardMemoryMb(), Long::sum);
+      }
+    }
+    List<CardInfo> cards = new ArrayList<>();
+    for (CardInfo card : node.cards()) {
+      // the memory a card reports is its tasks' processes: gone with them once they stop
+      long used = use.containsKey(card.index()) ? card.memoryUsedMb() - memoryGiven.getOrDefault(card.index(), 0L)
+          : cardsOf(victims).contains(card.index()) ? 0 : card.memoryUsedMb();
+      cards.add(new CardInfo(card.index(), card.model(), card.memoryTotalMb(), Math.max(0, used),
+          card.utilizationPercent(), card.temperatureC(), card.numaNode()));
+    }
+    return new NodeInfo(node.id(), node.gpuVendor(), node.status(), node.executable(), node.dedicatedTenant(),
+        node.region(), node.zone(), node.rack(), node.labels(), node.topology(), node.cpuCores(), node.cpuPercent(),
+        node.memoryTotalGb(), node.memoryUsedMb(), node.gpuTotal(), Math.max(0, node.gpuUsed() - cardsFreed),
+        Math.max(0, node.cpuAllocated() - cpuFreed), Math.max(0, node.memoryAllocatedMb() - memoryFreed),
+        node.inferenceTasks(), cards, use, node.cordoned());
+  }
+
+  private static List<Integer> cardsOf(List<Occupant> occupants) {
+    return occupants.stream().flatMap(occupant -> cardsOf(occupant).stream()).toList();
+  }
+
+  private static List<Integer> cardsOf(Occupant occupant) {
+    List<Integer> cards = new ArrayList<>(occupant.gpuIndices());
+    if (occupant.holdsShard()) {
+      cards.add(occupant.shardCard());
+    }
+    return cards;
+  }
+}
