@@ -89,7 +89,8 @@ final class PluginRoutes {
     update.remove(WEIGHT);
     if (!json.has(WEIGHT) && update.isEmpty()) {
       List<String> names = plugin.settings().stream().map(PluginSetting::name).toList();
-      throw ApiError.badField(WEIGHT, names.isEmpty() ? "give weight" : "give weight and/or " + String.join(", ", names));
+      throw ApiError.badField(WEIGHT,
+          names.isEmpty() ? "give weight" : "give weight and/or " + String.join(", ", names));
     }
     Integer weight = json.has(WEIGHT) ? (int) json.integer(WEIGHT, 0, 0, 100) : null;
     validated(plugin, Map.of(), update);

@@ -44,6 +44,8 @@ class ExtensionPointsTest {
   /** Remembers what each point saw; refuses tasks labelled deny, nominates the first refused node. */
   static final class Recorder implements PreFilterPlugin, PostFilterPlugin, ReservePlugin {
     final List<String> calls = new ArrayList<>();
+    /** This instance's own key: keys are compared by identity, so two recorders never share it. */
+    private final CycleState.Key<Boolean> prefiltered = CycleState.key("test.prefiltered");
     Map<String, Status> statuses;
     boolean refuseReserve;
 
@@ -54,7 +56,8 @@ class ExtensionPointsTest {
 
     @Override
     public Status preFilter(TaskRequest task, Snapshot snapshot, CycleState state) {
-      calls.add(state.read(DECIDING) == null ? "prefilter" : "prefilter on a used state");
+      calls.add(state.read(prefiltered) == null ? "prefilter" : "prefilter on a used state");
+      state.write(prefiltered, true);
       state.write(DECIDING, task.id());
       return "deny".equals(task.label("test")) ? Status.reject(name(), ReasonCode.QuotaExceeded, "denied by the test")
           : Status.ok();
