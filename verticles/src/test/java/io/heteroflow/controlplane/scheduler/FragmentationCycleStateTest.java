@@ -41,8 +41,9 @@ class FragmentationCycleStateTest {
 
   private static List<NodeInfo> cluster() {
     List<NodeInfo> nodes = new ArrayList<>();
-    for (int i = 0; i < 12; i++) {
-      Fixtures.NodeBuilder node = node(String.format("n%02d", i)).cards(2, i % 3 == 0 ? "T4" : "G2").cardMemory(1000);
+    // enough nodes that a decision's scoring takes long enough for the others to pre-score in between
+    for (int i = 0; i < 150; i++) {
+      Fixtures.NodeBuilder node = node(String.format("n%03d", i)).cards(2, i % 3 == 0 ? "T4" : "G2").cardMemory(1000);
       if (i % 4 == 1) {
         node.busyCards(0);
       }
@@ -56,7 +57,7 @@ class FragmentationCycleStateTest {
 
   private static List<TaskRequest> tasks(Random random) {
     List<TaskRequest> tasks = new ArrayList<>();
-    for (int i = 0; i < 240; i++) {
+    for (int i = 0; i < 120; i++) {
       tasks.add(switch (random.nextInt(4)) {
         case 0 -> task().tenant("team-a").gpus(1).build();
         case 1 -> task().tenant("team-a").gpus(1).models("T4").build();
@@ -87,7 +88,7 @@ class FragmentationCycleStateTest {
     try {
       List<Future<Map<UUID, Decision>>> runs = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
-        int offset = t * 60;
+        int offset = t * 30;
         runs.add(threads.submit(() -> {
           Map<UUID, Decision> decided = new HashMap<>();
           for (int i = 0; i < tasks.size(); i++) {
