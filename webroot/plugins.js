@@ -9,7 +9,8 @@ export async function render(view, { admin } = { admin: false }) {
   view.replaceChildren(
     el('h2', {}, 'Scheduler plugins'),
     el('p', { class: 'note' }, 'What this page shows is what the scheduler uses: every change is stored and re-read. ',
-      'spread and binpack exclude each other: switching one on switches the other off.',
+      'spread and binpack exclude each other: switching one on switches the other off. ',
+      'The filters marked always on run first, in the order listed; a pending task\'s reason names the first that refused.',
       admin ? '' : ' Only the admin token can change plugins.'),
     el('table', { 'aria-label': 'Scheduler plugins', id: 'plugins' },
       el('thead', {}, el('tr', {}, ['Plugin', 'Kind', 'State', 'Weight', 'Settings'].map((h) => el('th', { scope: 'col' }, h)))),
@@ -46,15 +47,30 @@ function row(plugin, view) {
         el('button', { type: 'button', 'aria-label': `Save weight of ${plugin.name}`,
           onclick: () => change('PUT', `/api/v1/plugins/${plugin.name}`, { weight: Number(document.getElementById(weightId).value) }) },
           'Save'));
-  let settings = el('span', { class: 'note' }, Object.keys(plugin.extra).length ? JSON.stringify(plugin.extra) : '');
-  if (plugin.name === 'preempt') {
-    const select = el('select', { id: 'preempt-stage', 'aria-label': 'preempt_stage',
-      onchange: (event) => change('PUT', '/api/v1/plugins/preempt', { preempt_stage: event.target.value }) },
-    ['disabled', 'scheduled', 'running'].map((stage) =>
-      el('option', { value: stage, selected: plugin.extra.preempt_stage === stage }, stage)));
-    settings = el('span', {}, el('label', { for: 'preempt-stage', class: 'note' }, 'preempt_stage '), select);
-  }
+  const settings = el('span', {}, (plugin.settings || []).map((setting) => settingControl(plugin, setting, change)));
   return el('tr', { 'data-plugin': plugin.name, 'data-enabled': String(plugin.enabled) },
     el('th', { scope: 'row' }, plugin.name), el('td', {}, plugin.kind), el('td', {}, state), el('td', {}, weight),
     el('td', {}, settings));
+}
+
+/** One control per setting the plugin declares (GET /api/v1/scheduler/plugins lists the schema): no plugin is special. */
+function settingControl(plugin, setting, change) {
+  const id = `setting-${plugin.name}-${setting.name}`;
+  const value = plugin.extra[setting.name];
+  const put = (given) => change('PUT', `/api/v1/plugins/${plugin.name}`, { [setting.name]: given });
+  let control;
+  if (setting.type === 'enum') {
+    control = el('select', { id, 'aria-label': setting.name, onchange: (event) => put(event.target.value) },
+      setting.choices.map((choice) => el('option', { value: choice, selected: value === choice }, choice)));
+  } else if (setting.type === 'bool') {
+    control = el('input', { id, type: 'checkbox', 'aria-label': setting.name, checked: value === true,
+      onchange: (event) => put(event.target.checked) });
+  } else {
+    control = el('span', {},
+      el('input', { id, type: 'number', min: setting.min, max: setting.max, step: setting.type === 'int' ? 1 : 'any',
+        value, size: 6 }), ' ',
+      el('button', { type: 'button', 'aria-label': `Save ${setting.name} of ${plugin.name}`,
+        onclick: () => put(Number(document.getElementById(id).value)) }, 'Save'));
+  }
+  return el('div', { title: setting.description }, el('label', { for: id, class: 'note' }, `${setting.name} `), control);
 }

@@ -1,6 +1,8 @@
 package io.heteroflow.launcher.simulate;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.ScorePlugin;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 
@@ -10,6 +12,7 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
  */
 final class BestFitScore implements ScorePlugin {
   static final String NAME = "bestfit";
+  static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, BestFitScore::new);
 
   @Override
   public String name() {
@@ -17,7 +20,7 @@ final class BestFitScore implements ScorePlugin {
   }
 
   @Override
-  public double score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node, CycleState state) {
     double cpu = fraction(node.cpuFree() - task.cpuCores(), node.cpuCores());
     double memory = fraction(node.memoryFreeMb() - task.memoryMb(), node.memoryTotalGb() * 1024);
     double cards = fraction(node.gpuTotal() - node.gpuUsed() - task.gpuRequired(), node.gpuTotal());

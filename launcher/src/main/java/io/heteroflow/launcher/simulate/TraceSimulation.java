@@ -10,7 +10,6 @@ import io.heteroflow.controlplane.scheduler.framework.PluginSet;
 import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
-import io.heteroflow.controlplane.scheduler.plugins.frag.FragmentationScore;
 import io.heteroflow.controlplane.scheduler.plugins.frag.TaskShape;
 import io.heteroflow.controlplane.scheduler.plugins.frag.TaskShapeMix;
 import java.util.ArrayList;
@@ -29,6 +28,7 @@ import java.util.Random;
  * allocation ratio at each percent of arrived demand.
  */
 public final class TraceSimulation {
+  /** The policies compared by default; any registered score plugin may be named ({@link #policyConfig}). */
   public static final List<String> POLICIES = List.of("spread", "binpack", "bestfit", "frag");
   static final double MAX_DEMAND = 1.30;
   /** Shards in the trace are compute shares of a card: no memory is reserved per card. */
@@ -45,12 +45,8 @@ public final class TraceSimulation {
   }
 
   public static Curve run(Trace trace, String policy, long seed) {
-    PluginRegistry registry = BuiltInPlugins.registry(CONFIG)
-        .register(BestFitScore.NAME, false, BestFitScore::new, new PluginConfig(BestFitScore.NAME, false, 0, Map.of()));
     TaskShapeMix mix = TaskShapeMix.fixed(trace.pods().stream().map(pod -> TaskShape.of(pod.task())).toList());
-    registry.register(FragmentationScore.NAME, false, () -> new FragmentationScore(CONFIG, mix),
-        new PluginConfig(FragmentationScore.NAME, false, 0, Map.of()));
-    PluginSet plugins = registry.build(policyConfig(policy));
+    PluginSet plugins = plugins(registry(mix), policy);
     SchedulingPipeline pipeline = BuiltInPlugins.pipeline(CONFIG);
     Random random = new Random(seed);
     double capacity = trace.gpuCapacityMilli();
@@ -115,18 +111,49 @@ public final class TraceSimulation {
     return renamed;
   }
 
-  /** Only the policy's score plugin on; nvlink, topology and rdma have no data in the trace and stay off. */
+  /**
+   * The scheduler's own registry (the same factories, the locked filters included) with frag scoring against the
+   * trace's mix, and the simulator's {@code bestfit} baseline registered beside them.
+   */
+  static PluginRegistry registry(TaskShapeMix fragMix) {
+    PluginRegistry registry = BuiltInPlugins.registry(CONFIG, fragMix);
+    BuiltInPlugins.register(registry, CONFIG, BestFitScore.DEFINITION);
+    return registry;
+  }
+
+  /** The plugin set the policy runs with, built by the registry from {@link #policyConfig}. */
+  static PluginSet plugins(PluginRegistry registry, String policy) {
+    return registry.build(policyConfig(registry, policy));
+  }
+
+  /** Checks a policy name against the registry (for the command line, before any trace is read). */
   static Map<String, PluginConfig> policyConfig(String policy) {
-    if (!POLICIES.contains(policy)) {
-      throw new IllegalArgumentException("--policy: unknown policy '" + policy + "' (known: " + POLICIES + ")");
+    return policyConfig(registry(TaskShapeMix.learning(BuiltInPlugins.FRAG_WINDOW)), policy);
+  }
+
+  /**
+   * A policy is a registered score plugin: only it is on (weight 1), every other switchable plugin off; nvlink,
+   * topology and rdma have no data in the trace and stay off unless named.
+   */
+  static Map<String, PluginConfig> policyConfig(PluginRegistry registry, String policy) {
+    List<String> known = registry.registrations().stream()
+        .filter(registration -> !registration.locked() && registration.kind().contains("score"))
+        .map(PluginRegistry.Registration::name).toList();
+    if (!known.contains(policy)) {
+      throw new IllegalArgumentException("--policy: unknown policy '" + policy + "' (known: "
+          + String.join(", ", known) + ")");
     }
     Map<String, PluginConfig> configs = new HashMap<>();
-    for (String name : List.of("spread", "binpack", "nvlink", "topology", "rdma", "preempt", "frag", "bestfit")) {
-      configs.put(name, new PluginConfig(name, name.equals(policy), name.equals(policy) ? 1 : 0, Map.of()));
+    for (PluginRegistry.Registration registration : registry.registrations()) {
+      String name = registration.name();
+      if (!registration.locked()) {
+        configs.put(name, new PluginConfig(name, name.equals(policy), name.equals(policy) ? 1 : 0,
+            registration.defaults().extra()));
+      }
     }
     if (policy.equals("frag")) {
       // frag decides; binpack (weight 1 against 1000) only breaks frag's ties — measured best on `default`
-      configs.put("frag", new PluginConfig("frag", true, 1000, Map.of()));
+      configs.put("frag", new PluginConfig("frag", true, 1000, configs.get("frag").extra()));
       configs.put("binpack", new PluginConfig("binpack", true, 1, Map.of()));
     }
     return configs;

@@ -108,6 +108,25 @@ class ConsoleBrowserTest {
   }
 
   @Test
+  void theBuiltInFiltersShowAsAlwaysOnAndEachSettingGetsAControlFromItsSchema() {
+    openView("plugins");
+    for (String builtIn : List.of("availability", "tenant", "resource-prefilter", "affinity")) {
+      WebElement row = waitFor(By.cssSelector("tr[data-plugin='" + builtIn + "']"));
+      assertTrue(row.getText().contains("always on"), builtIn + ": " + row.getText());
+    }
+    WebElement stage = waitFor(By.id("setting-preempt-preempt_stage"));
+    assertEquals("running", stage.getAttribute("value"));
+    new org.openqa.selenium.support.ui.Select(stage).selectByValue("scheduled");
+    waitUntil("scheduled stored", () -> "scheduled".equals(plugin("preempt").getJsonObject("extra")
+        .getString("preempt_stage")));
+    new org.openqa.selenium.support.ui.Select(waitFor(By.id("setting-preempt-preempt_stage"))).selectByValue("running");
+    waitUntil("running stored", () -> "running".equals(plugin("preempt").getJsonObject("extra")
+        .getString("preempt_stage")));
+    WebElement pressure = waitFor(By.id("setting-frag-pressure_cards"));
+    assertEquals("10", pressure.getAttribute("max"));
+  }
+
+  @Test
   void aWeightChangedInThePageIsPersisted() {
     openView("plugins");
     WebElement weight = waitFor(By.id("weight-topology"));

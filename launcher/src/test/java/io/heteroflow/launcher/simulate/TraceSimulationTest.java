@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
+import io.heteroflow.controlplane.scheduler.framework.PluginSet;
+import io.heteroflow.controlplane.scheduler.plugins.frag.TaskShape;
+import io.heteroflow.controlplane.scheduler.plugins.frag.TaskShapeMix;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -86,6 +90,28 @@ class TraceSimulationTest {
       assertEquals(trace.nodes().get(i).gpuTotal(), nodes.get(i).gpuTotal());
     }
     assertEquals(3, nodes.stream().map(node -> node.id().substring(0, 5)).distinct().count());
+  }
+
+  @Test
+  void theRegistryBuildsEachPolicysPluginsByName() throws Exception {
+    Trace trace = trace("a,8000,16384,1,T4\n", "p1,1000,1024,1,1000,\n");
+    PluginRegistry registry = TraceSimulation.registry(
+        TaskShapeMix.fixed(trace.pods().stream().map(pod -> TaskShape.of(pod.task())).toList()));
+    List<String> lockedFilters = List.of("availability", "tenant", "resource-prefilter", "affinity", "gpu-filter",
+        "resource-filter");
+    for (String policy : TraceSimulation.POLICIES) {
+      PluginSet plugins = TraceSimulation.plugins(registry, policy);
+      List<String> scores = plugins.scores().stream().map(score -> score.plugin().name()).toList();
+      assertEquals(policy.equals("frag") ? List.of("binpack", "frag") : List.of(policy), scores, policy);
+      assertEquals(lockedFilters, plugins.filters().stream().map(filter -> filter.name()).toList(),
+          "the scheduler's locked filters, and no other filter: " + policy);
+    }
+    assertEquals(List.of("topology"), TraceSimulation.plugins(registry, "topology").scores().stream()
+        .map(score -> score.plugin().name()).toList(), "any registered score plugin is a policy");
+    IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+        () -> TraceSimulation.policyConfig(registry, "gpu-filter"));
+    assertTrue(unknown.getMessage().contains("known: spread, binpack, nvlink, topology, rdma, frag, bestfit"),
+        unknown.getMessage());
   }
 
   @Test

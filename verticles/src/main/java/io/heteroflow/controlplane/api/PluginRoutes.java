@@ -2,9 +2,10 @@ package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.api.Http.Reply;
-import io.heteroflow.controlplane.scheduler.framework.ConfigPlugin;
+import io.heteroflow.controlplane.scheduler.framework.InvalidSettingException;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry.Registration;
+import io.heteroflow.controlplane.scheduler.framework.PluginSetting;
 import io.heteroflow.controlplane.scheduler.framework.PluginState;
 import io.heteroflow.protocol.BusAddresses;
 import io.vertx.core.Future;
@@ -14,16 +15,18 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The scheduler's plugin configuration (SPEC §2.3): the effective set, switching (binpack and spread exclude
- * each other), weights and {@code preempt_stage}. Changes are persisted in PostgreSQL, and every round builds
- * its plugin set from there, so what {@code GET /scheduler/plugins} shows is what the next round uses.
+ * each other), weights and each plugin's settings, validated against the schema the plugin declares (no route
+ * knows any plugin). Changes are persisted in PostgreSQL, and every round builds its plugin set from there, so
+ * what {@code GET /scheduler/plugins} shows is what the next round uses.
  */
 final class PluginRoutes {
+  private static final String WEIGHT = "weight";
   private final Vertx vertx;
   private final Services services;
 
@@ -71,35 +74,43 @@ final class PluginRoutes {
     });
   }
 
+  /**
+   * {@code {weight?, <setting>...}}: the weight and any of the plugin's settings, each checked against the schema
+   * the plugin declares (a 400 names the first bad or unknown one); the others keep their values.
+   */
   private Future<Reply> configure(RoutingContext ctx) {
     Http.requireAdmin(ctx);
     Registration plugin = plugin(ctx);
     if (plugin.locked()) {
       throw locked(plugin);
     }
-    StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("weight", "preempt_stage"));
-    if (!json.has("weight") && !json.has("preempt_stage")) {
-      throw ApiError.badField("weight", "give weight and/or preempt_stage");
+    StrictJson json = StrictJson.parse(ctx.body().buffer(), field -> true);
+    Map<String, Object> update = new LinkedHashMap<>(json.presentFields());
+    update.remove(WEIGHT);
+    if (!json.has(WEIGHT) && update.isEmpty()) {
+      List<String> names = plugin.settings().stream().map(PluginSetting::name).toList();
+      throw ApiError.badField(WEIGHT,
+          names.isEmpty() ? "give weight" : "give weight and/or " + String.join(", ", names));
     }
-    Integer weight = json.has("weight") ? (int) json.integer("weight", 0, 0, 100) : null;
-    String stage = json.string("preempt_stage", null, 32, null);
-    Object instance = plugin.factory().get();
-    if (stage != null && !(instance instanceof ConfigPlugin)) {
-      throw ApiError.badField("preempt_stage", "only the preempt plugin has preempt_stage");
-    }
+    Integer weight = json.has(WEIGHT) ? (int) json.integer(WEIGHT, 0, 0, 100) : null;
+    validated(plugin, Map.of(), update);
     return services.plugins().load().compose(persisted -> {
       PluginConfig config = services.registry().effective(persisted).get(plugin.name());
-      Map<String, Object> extra = config.extra();
-      if (stage != null) {
-        try {
-          extra = ((ConfigPlugin) instance).validateExtra(extra, Map.of("preempt_stage", stage));
-        } catch (IllegalArgumentException bad) {
-          throw ApiError.badField(bad.getMessage(), "must be one of disabled, scheduled, running");
-        }
-      }
+      Map<String, Object> extra = validated(plugin, config.extra(), update);
       return save(List.of(new PluginConfig(plugin.name(), config.enabled(), weight == null ? config.weight() : weight,
           extra)));
     });
+  }
+
+  private static Map<String, Object> validated(Registration plugin, Map<String, Object> current,
+                                               Map<String, Object> update) {
+    try {
+      return plugin.definition().settings(current, update);
+    } catch (InvalidSettingException bad) {
+      String field = StrictJson.printable(bad.setting());
+      throw bad.unknown() ? new ApiError(400, "unknown_field", field, field + ": " + bad.getMessage())
+          : ApiError.badField(field, bad.getMessage());
+    }
   }
 
   private Future<Reply> save(List<PluginConfig> changes) {
@@ -124,7 +135,9 @@ final class PluginRoutes {
     for (PluginState state : states) {
       plugins.add(new JsonObject().put("name", state.name()).put("kind", state.kind())
           .put("enabled", state.enabled()).put("weight", state.weight()).put("locked", state.locked())
-          .put("extra", new JsonObject(Map.copyOf(state.extra()))));
+          .put("extra", new JsonObject(new LinkedHashMap<>(state.extra())))
+          .put("settings", new JsonArray(state.settings().stream().map(setting -> new JsonObject(setting.describe()))
+              .toList())));
     }
     return plugins;
   }

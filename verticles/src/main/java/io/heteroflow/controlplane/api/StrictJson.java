@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -23,6 +24,11 @@ final class StrictJson {
   }
 
   static StrictJson parse(Buffer raw, Set<String> knownFields) {
+    return parse(raw, knownFields::contains);
+  }
+
+  /** {@code known} decides which top-level fields are accepted (the others are refused by name). */
+  static StrictJson parse(Buffer raw, Predicate<String> known) {
     if (raw == null || raw.length() == 0) {
       throw new ApiError(400, "invalid_body", null, "a JSON object body is required");
     }
@@ -36,12 +42,23 @@ final class StrictJson {
       throw new ApiError(400, "invalid_body", null, "the body must be a JSON object");
     }
     for (String field : object.fieldNames()) {
-      if (!knownFields.contains(field)) {
+      if (!known.test(field)) {
         throw ApiError.unknownField(printable(field));
       }
     }
     checkText("", object);
     return new StrictJson(object);
+  }
+
+  /** The top-level fields with a non-null value, in body order (values as JSON gives them). */
+  Map<String, Object> presentFields() {
+    Map<String, Object> present = new LinkedHashMap<>();
+    for (String field : body.fieldNames()) {
+      if (has(field)) {
+        present.put(field, body.getValue(field));
+      }
+    }
+    return present;
   }
 
   boolean has(String field) {

@@ -5,6 +5,7 @@ import static io.heteroflow.controlplane.scheduler.Fixtures.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
@@ -21,8 +22,8 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
- * The pipeline's per-snapshot decision memo (used when no PreScore / PostScore plugin runs) decides exactly
- * like a full evaluation of every node: same nodes, same cards and shards, same reasons, placement after
+ * The pipeline's per-snapshot decision memo (used when no PreFilter / PreScore / NormalizeScore plugin runs)
+ * decides exactly like a full evaluation of every node: same nodes, same cards and shards, same reasons, placement after
  * placement on a staged snapshot.
  */
 class DecisionMemoTest {
@@ -92,11 +93,10 @@ class DecisionMemoTest {
       }
 
       @Override
-      public void preScore(TaskRequest task, List<NodeInfo> feasible) {
+      public void preScore(TaskRequest task, List<NodeInfo> feasible, CycleState state) {
       }
     };
-    PluginSet full = new PluginSet(memoized.filters(), List.of(observer), memoized.scores(), memoized.postScores(),
-        memoized.bind(), memoized.shardPlacer(), memoized.states());
+    PluginSet full = memoized.withPreScores(List.of(observer));
     Snapshot fast = new Snapshot(nodes, Fixtures.groups("g:team-a,team-b"));
     Snapshot slow = new Snapshot(nodes, Fixtures.groups("g:team-a,team-b"));
     int placed = 0;

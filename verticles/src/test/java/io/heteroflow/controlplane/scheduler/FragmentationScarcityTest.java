@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.scheduler.framework.LoadThresholds;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
@@ -31,15 +32,16 @@ class FragmentationScarcityTest {
     TaskRequest any = task().gpus(1).build();
     TaskShapeMix mix = TaskShapeMix.fixed(List.of(TaskShape.of(any), TaskShape.of(task().gpus(1).models("T4").build())));
     FragmentationScore frag = new FragmentationScore(UNITS, mix);
-    frag.preScore(any, List.of(T4, G2));
+    CycleState decision = new CycleState();
+    frag.preScore(any, List.of(T4, G2), decision);
     // pressure on T4: 0.5 card / 2 free cards (any) + 0.5 card / 1 free T4 card = 0.75, on G2: 0.25; without
     // constraints both would be 1 card / 2 free cards = 0.5, so T4 is at 1.5 and G2 at 0.5: one card on T4
     // costs 2 cards per card × (1.5 − 1) = +1 card, on G2 2 × (0.5 − 1) = −1 card.
     // Fragmentation: on T4 nothing changes (0 before, 0 after); G2's free card was useless to the T4 half of
     // the mix (500 units of fragment before, 0 after): increase −0.5 card.
-    assertEquals(50 - 50 * (0 + 1.0) / 16, frag.score(any, T4), 1e-9);
-    assertEquals(50 - 50 * (-0.5 - 1.0) / 16, frag.score(any, G2), 1e-9);
-    assertTrue(frag.score(any, G2) > frag.score(any, T4));
+    assertEquals(50 - 50 * (0 + 1.0) / 16, frag.score(any, T4, decision), 1e-9);
+    assertEquals(50 - 50 * (-0.5 - 1.0) / 16, frag.score(any, G2, decision), 1e-9);
+    assertTrue(frag.score(any, G2, decision) > frag.score(any, T4, decision));
   }
 
   @Test
@@ -47,20 +49,36 @@ class FragmentationScarcityTest {
     TaskRequest any = task().gpus(1).build();
     TaskShapeMix mix = TaskShapeMix.fixed(List.of(TaskShape.of(any), TaskShape.of(task().shard(500).build())));
     FragmentationScore frag = new FragmentationScore(UNITS, mix);
-    double before = frag.score(any, T4);
-    frag.preScore(any, List.of(T4, G2));
-    assertEquals(before, frag.score(any, T4), 0);
-    assertEquals(before, frag.score(any, G2), 0);
+    double before = frag.score(any, T4, new CycleState());
+    CycleState decision = new CycleState();
+    frag.preScore(any, List.of(T4, G2), decision);
+    assertEquals(before, frag.score(any, T4, decision), 0);
+    assertEquals(before, frag.score(any, G2, decision), 0);
   }
 
   @Test
-  void aChargeComputedForOneTaskIsNotAppliedToAnother() {
+  void aChargeComputedInOneDecisionIsNotAppliedInAnother() {
     TaskRequest any = task().gpus(1).build();
     TaskShapeMix mix = TaskShapeMix.fixed(List.of(TaskShape.of(any), TaskShape.of(task().gpus(1).models("T4").build())));
     FragmentationScore frag = new FragmentationScore(UNITS, mix);
     TaskRequest other = task().gpus(1).build();
-    double unchargedOnT4 = frag.score(other, T4);
-    frag.preScore(any, List.of(T4, G2));
-    assertEquals(unchargedOnT4, frag.score(other, T4), 0);
+    CycleState otherDecision = new CycleState();
+    double unchargedOnT4 = frag.score(other, T4, otherDecision);
+    CycleState decision = new CycleState();
+    frag.preScore(any, List.of(T4, G2), decision);
+    assertEquals(unchargedOnT4, frag.score(other, T4, otherDecision), 0, "the other decision has no pressure");
+    assertTrue(frag.score(any, T4, decision) < unchargedOnT4, "this decision's pressure charges T4");
+  }
+
+  @Test
+  void theChargeIsTheSettingsPressureCards() {
+    TaskRequest any = task().gpus(1).build();
+    TaskShapeMix mix = TaskShapeMix.fixed(List.of(TaskShape.of(any), TaskShape.of(task().gpus(1).models("T4").build())));
+    FragmentationScore uncharged = new FragmentationScore(UNITS, mix, 0);
+    FragmentationScore doubled = new FragmentationScore(UNITS, mix, 4);
+    CycleState decision = new CycleState();
+    uncharged.preScore(any, List.of(T4, G2), decision);
+    assertEquals(50, uncharged.score(any, T4, decision), 1e-9, "no fragmentation change, no charge");
+    assertEquals(50 - 50 * 2.0 / 16, doubled.score(any, T4, decision), 1e-9, "4 cards per card × (1.5 − 1)");
   }
 }

@@ -5,6 +5,7 @@ import static io.heteroflow.controlplane.scheduler.Fixtures.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.framework.LoadThresholds;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
@@ -37,8 +38,8 @@ class FragmentationScoreTest {
     NodeInfo empty = oneCard("empty");
     // on "half": the card is completed, nothing is left to fragment (increase -250: the 500 free units were
     // useless to the whole-card half of the mix); on "empty": 500 units left that whole-card tasks cannot use
-    double onHalf = frag.score(half, halfUsed);
-    double onEmpty = frag.score(half, empty);
+    double onHalf = frag.score(half, halfUsed, new CycleState());
+    double onEmpty = frag.score(half, empty, new CycleState());
     assertEquals(50 + 50 * (250.0 / 1000) / 16, onHalf, 1e-9);
     assertEquals(50 - 50 * (250.0 / 1000) / 16, onEmpty, 1e-9);
     assertTrue(onHalf > onEmpty);
@@ -51,7 +52,7 @@ class FragmentationScoreTest {
     FragmentationScore frag = new FragmentationScore(UNITS, mix);
     // card 0 has 700 free (a 700 task fits it exactly), card 1 has 300 free: 300 belongs on card 1
     NodeInfo node = node("n").cards(2, "T4").cardMemory(1000).shard(0, "team-a", 300).shard(1, "team-a", 700).build();
-    assertEquals(1, frag.place(small, node, TenantBoundary.ISOLATED).cardIndex());
+    assertEquals(1, frag.place(small, node, TenantBoundary.ISOLATED, new CycleState()).cardIndex());
   }
 
   @Test
@@ -64,7 +65,7 @@ class FragmentationScoreTest {
     NodeInfo roomy = node("roomy").cards(2, "T4").cardMemory(1000).cpuCores(64, 0).build();
     // on "tight": 12 cores serve 1.5 of the 2 free cards, 500 units are stranded (FGD alone sees no change,
     // as one 8-core task still fits); on "roomy": 60 cores serve both cards
-    assertEquals(50 - 50 * (500.0 / 1000) / 16, frag.score(cpuOnly, tight), 1e-9);
-    assertEquals(50, frag.score(cpuOnly, roomy), 1e-9);
+    assertEquals(50 - 50 * (500.0 / 1000) / 16, frag.score(cpuOnly, tight, new CycleState()), 1e-9);
+    assertEquals(50, frag.score(cpuOnly, roomy, new CycleState()), 1e-9);
   }
 }

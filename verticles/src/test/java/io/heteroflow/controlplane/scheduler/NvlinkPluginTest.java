@@ -5,6 +5,7 @@ import static io.heteroflow.controlplane.scheduler.Fixtures.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.Status;
@@ -57,31 +58,31 @@ class NvlinkPluginTest {
   @MethodSource("scores")
   void scoresTheBestGroupAndPicksIt(String name, NodeInfo node, int cards, int score, List<Integer> picked) {
     TaskRequest task = task().gpus(cards).build();
-    assertEquals(score, NVLINK.score(task, node), name);
-    assertEquals(picked, NVLINK.pickCards(task, node), name);
+    assertEquals(score, NVLINK.score(task, node, new CycleState()), name);
+    assertEquals(picked, NVLINK.pickCards(task, node, new CycleState()), name);
   }
 
   @Test
   void sameNumaCardsFirstInsideTheDomain() {
     NodeInfo node = node("n").topology(NVSWITCH_8).busyCards(0, 1).build();
-    assertEquals(List.of(4, 5, 6, 7), NVLINK.pickCards(task().gpus(4).build(), node),
+    assertEquals(List.of(4, 5, 6, 7), NVLINK.pickCards(task().gpus(4).build(), node, new CycleState()),
         "NUMA 1 has four free cards, NUMA 0 only two");
-    assertEquals(List.of(2, 3), NVLINK.pickCards(task().gpus(2).build(), node), "the tighter NUMA group");
+    assertEquals(List.of(2, 3), NVLINK.pickCards(task().gpus(2).build(), node, new CycleState()), "the tighter NUMA group");
   }
 
   @Test
   void requiredNvlinkFiltersPcieOnlyButNotMissingData() {
     TaskRequest required = task().gpus(2).label("nvlink", "required").build();
     Snapshot snapshot = new Snapshot(List.of());
-    Status pcie = NVLINK.filter(required, node("pcie").cards(4, "L40S").topology(PCIE_4).build(), snapshot);
+    Status pcie = NVLINK.filter(required, node("pcie").cards(4, "L40S").topology(PCIE_4).build(), snapshot, new CycleState());
     assertEquals("NVLinkDomainUnavailable", pcie.code().name());
-    assertTrue(NVLINK.filter(required, node("unknown").cards(4, "A100").build(), snapshot).isOk(),
+    assertTrue(NVLINK.filter(required, node("unknown").cards(4, "A100").build(), snapshot, new CycleState()).isOk(),
         "no data passes: the bind-time checks are the safety net");
-    assertTrue(NVLINK.filter(required, node("pairs").cards(4, "A100").topology(PAIRS_4).build(), snapshot).isOk());
+    assertTrue(NVLINK.filter(required, node("pairs").cards(4, "A100").topology(PAIRS_4).build(), snapshot, new CycleState()).isOk());
     Status brokenPairs = NVLINK.filter(required, node("pairs").cards(4, "A100").topology(PAIRS_4).busyCards(0, 2)
-        .build(), snapshot);
+        .build(), snapshot, new CycleState());
     assertEquals("NVLinkDomainUnavailable", brokenPairs.code().name());
-    assertTrue(NVLINK.filter(task().gpus(2).build(), node("pcie").cards(4, "L40S").topology(PCIE_4).build(), snapshot)
+    assertTrue(NVLINK.filter(task().gpus(2).build(), node("pcie").cards(4, "L40S").topology(PCIE_4).build(), snapshot, new CycleState())
         .isOk(), "without the label nothing is filtered");
   }
 

@@ -177,8 +177,13 @@ class SchedulingPipelineTest {
         .collect(java.util.stream.Collectors.toMap(PluginState::name, state -> state));
     assertTrue(byName.get("resource-filter").enabled() && byName.get("resource-filter").locked());
     assertTrue(byName.get("gpu-filter").enabled() && byName.get("gpu-filter").locked());
-    assertEquals(List.of("gpu-filter", "resource-filter", "nvlink", "rdma"),
-        set.filters().stream().map(filter -> filter.name()).toList());
+    assertEquals(List.of("availability", "tenant", "resource-prefilter", "affinity", "gpu-filter", "resource-filter",
+            "nvlink", "rdma"), set.filters().stream().map(filter -> filter.name()).toList(),
+        "SPEC §2.1's chain first, then the plugin filters, in registration order");
+    for (String builtIn : List.of("availability", "tenant", "resource-prefilter", "affinity")) {
+      assertTrue(byName.get(builtIn).enabled() && byName.get(builtIn).locked(), builtIn);
+      assertEquals("filter", byName.get(builtIn).kind(), builtIn);
+    }
     assertTrue(byName.get("binpack").enabled());
     assertFalse(byName.get("spread").enabled());
     assertEquals(List.of("binpack", "nvlink", "topology", "rdma"),

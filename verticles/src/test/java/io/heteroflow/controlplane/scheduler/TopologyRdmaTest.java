@@ -5,6 +5,7 @@ import static io.heteroflow.controlplane.scheduler.Fixtures.task;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
@@ -38,7 +39,7 @@ class TopologyRdmaTest {
   @ParameterizedTest(name = "topology: {0}")
   @MethodSource("topology")
   void topologyScores(String name, TaskRequest task, NodeInfo node, int expected) {
-    assertEquals(expected, TOPOLOGY.score(task, node), name);
+    assertEquals(expected, TOPOLOGY.score(task, node, new CycleState()), name);
   }
 
   static Stream<Arguments> rdma() {
@@ -56,16 +57,16 @@ class TopologyRdmaTest {
   @ParameterizedTest(name = "rdma: {0}")
   @MethodSource("rdma")
   void rdmaScores(String name, NodeInfo node, int expected) {
-    assertEquals(expected, RDMA.score(task().build(), node), name);
+    assertEquals(expected, RDMA.score(task().build(), node, new CycleState()), name);
   }
 
   @Test
   void rdmaRequiredDropsOnlyExplicitFalse() {
     TaskRequest required = task().label("rdma", "required").build();
     Snapshot none = new Snapshot(List.of());
-    assertEquals("RDMAUnavailable", RDMA.filter(required, node("n").label("rdma", "false").build(), none).code().name());
-    assertTrue(RDMA.filter(required, node("n").build(), none).isOk(), "unknown is not a hard no");
-    assertTrue(RDMA.filter(required, node("n").label("rdma", "true").build(), none).isOk());
-    assertTrue(RDMA.filter(task().build(), node("n").label("rdma", "false").build(), none).isOk());
+    assertEquals("RDMAUnavailable", RDMA.filter(required, node("n").label("rdma", "false").build(), none, new CycleState()).code().name());
+    assertTrue(RDMA.filter(required, node("n").build(), none, new CycleState()).isOk(), "unknown is not a hard no");
+    assertTrue(RDMA.filter(required, node("n").label("rdma", "true").build(), none, new CycleState()).isOk());
+    assertTrue(RDMA.filter(task().build(), node("n").label("rdma", "false").build(), none, new CycleState()).isOk());
   }
 }

@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.builtin;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
@@ -14,13 +16,16 @@ import java.util.Map;
  * lists allowed card models ({@code gpu_model}) the node has at least one card of one of them.
  */
 public final class AffinityFilter implements FilterPlugin {
+  public static final String NAME = "affinity";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, AffinityFilter::new);
+
   @Override
   public String name() {
-    return "affinity";
+    return NAME;
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     for (Map.Entry<String, String> wanted : task.nodeSelector().entrySet()) {
       if (!wanted.getValue().equals(node.labels().get(wanted.getKey()))) {
         return Status.reject(name(), ReasonCode.NoSchedulableNodes, "not matching node_selector");

@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.builtin;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
@@ -14,6 +16,9 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
  * node has left after the tasks already accounted on it.
  */
 public final class ResourcePreFilter implements FilterPlugin {
+  public static final String NAME = "resource-prefilter";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME,
+      args -> new ResourcePreFilter(args.config().maxInferencePerNode()));
   private final int maxInferencePerNode;
 
   public ResourcePreFilter(int maxInferencePerNode) {
@@ -22,11 +27,11 @@ public final class ResourcePreFilter implements FilterPlugin {
 
   @Override
   public String name() {
-    return "resource-prefilter";
+    return NAME;
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     if (task.gpuMemoryMb() > 0 && !node.cards().isEmpty()) {
       boolean anyBigEnough = false;
       for (CardInfo card : node.cards()) {

@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.builtin;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
@@ -9,13 +11,16 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 
 /** Built-in filter 2 (SPEC §2.1): a dedicated node is visible only to its owning tenant. */
 public final class TenantFilter implements FilterPlugin {
+  public static final String NAME = "tenant";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, TenantFilter::new);
+
   @Override
   public String name() {
-    return "tenant";
+    return NAME;
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     if (node.dedicatedTenant() != null && !node.dedicatedTenant().equals(task.tenant())) {
       return Status.reject(name(), ReasonCode.NoSchedulableNodes, "dedicated to another tenant");
     }

@@ -9,5 +9,5 @@ import java.util.List;
 public interface BindPlugin {
   String name();
 
-  List<Integer> pickCards(TaskRequest task, NodeInfo node);
+  List<Integer> pickCards(TaskRequest task, NodeInfo node, CycleState state);
 }

@@ -15,7 +15,8 @@ import java.util.function.Function;
  * A round of 200 tasks of a handful of shapes on 5,000 nodes then evaluates a few tens of thousands of
  * (task, node) pairs instead of a million. It is valid only while every filter and score depends on nothing but
  * the task's shape, the node and the tenant boundary, which is what the filter and score interfaces see; a
- * PreScore or PostScore plugin sees the whole candidate list, so the pipeline does not use the memo then. Its
+ * PreFilter, PreScore or NormalizeScore plugin sees the whole task or candidate list, so the pipeline does not
+ * use the memo then ({@link PluginSet#memoizable}). Its
  * answers equal a full evaluation's: same verdicts, same order (score, then node id).
  */
 final class DecisionMemo {

@@ -24,7 +24,7 @@ final class LoadThresholdFilter implements FilterPlugin {
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     String over = limits.nodeOver(node);
     if (over != null) {
       return Status.reject(NAME, ReasonCode.LoadThresholdExceeded, "over load thresholds (" + over + ")");

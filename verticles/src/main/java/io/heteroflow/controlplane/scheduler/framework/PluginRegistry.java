@@ -1,31 +1,70 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
+import io.heteroflow.controlplane.config.SchedulerConfig;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
-import java.util.function.Supplier;
 
 /**
- * Name → factory registry of scheduler plugins. {@link #build} turns persisted configuration into the live
- * {@link PluginSet}: locked plugins are on whatever any configuration says, and of two mutually exclusive
- * plugins asked for together the winner stays on. Filters run in registration order.
+ * Name → {@link PluginDefinition} registry of every plugin the scheduler runs, the always-on filters included
+ * ({@link #registerLocked}). {@link #build} turns persisted configuration into the live {@link PluginSet}: locked
+ * plugins are on whatever any configuration says, of two mutually exclusive plugins asked for together the
+ * winner stays on, and each plugin is made by its factory from its validated settings and the configuration.
+ * Filters run in registration order (so a reason names the first cause); registering a name again replaces
+ * the plugin in place.
  */
 public final class PluginRegistry {
 
-  /** How one plugin is made, which extension points it implements, whether it is locked on. */
-  public record Registration(String name, String kind, boolean locked, Supplier<Object> factory,
-                             PluginConfig defaults) {
+  /** One registered plugin: how it is made, the extension points it implements, whether it is locked on. */
+  public record Registration(PluginDefinition definition, String kind, boolean locked, PluginConfig defaults) {
+    public String name() {
+      return definition.name();
+    }
+
+    public List<PluginSetting> settings() {
+      return definition.schema();
+    }
   }
 
+  private final SchedulerConfig config;
   private final Map<String, Registration> registrations = new LinkedHashMap<>();
   /** loser → winner: when both are asked for, the winner stays on (SPEC §2.3: binpack beats spread). */
   private final Map<String, String> exclusive = new LinkedHashMap<>();
 
-  public PluginRegistry register(String name, boolean locked, Supplier<Object> factory, PluginConfig defaults) {
-    registrations.put(name, new Registration(name, kindOf(factory.get()), locked, factory, defaults));
+  public PluginRegistry(SchedulerConfig config) {
+    this.config = config;
+  }
+
+  /** An always-on plugin (a correctness filter): on whatever any configuration says, no weight, no settings. */
+  public PluginRegistry registerLocked(PluginDefinition definition) {
+    if (!definition.schema().isEmpty()) {
+      throw new IllegalArgumentException(definition.name() + ": a locked plugin takes no settings");
+    }
+    return add(definition, true, new PluginConfig(definition.name(), true, 0, Map.of()));
+  }
+
+  /**
+   * A plugin the operator switches and weighs; {@code defaults} (from {@code conf/config.yaml}, null: off, weight
+   * 0) are checked against the plugin's schema now, so a bad default stops the start naming the setting.
+   */
+  public PluginRegistry register(PluginDefinition definition, PluginConfig defaults) {
+    PluginConfig given = defaults == null ? new PluginConfig(definition.name(), false, 0, Map.of()) : defaults;
+    Map<String, Object> settings;
+    try {
+      settings = definition.settings(Map.of(), given.extra());
+    } catch (InvalidSettingException bad) {
+      throw new IllegalArgumentException("plugins." + definition.name() + ".extra." + bad.describe(), bad);
+    }
+    return add(definition, false, new PluginConfig(definition.name(), given.enabled(), given.weight(), settings));
+  }
+
+  private PluginRegistry add(PluginDefinition definition, boolean locked, PluginConfig defaults) {
+    Object sample = definition.factory().apply(new PluginArgs(defaults.extra(), config));
+    registrations.put(definition.name(), new Registration(definition, kindOf(sample), locked, defaults));
     return this;
   }
 
@@ -55,13 +94,20 @@ public final class PluginRegistry {
     return Optional.empty();
   }
 
-  /** The effective configuration of every plugin: persisted, else the defaults; locks and exclusivity applied. */
+  /**
+   * The effective configuration of every plugin: persisted, else the defaults; locks and exclusivity applied;
+   * {@code extra} holds every setting of the plugin's schema (stored values over the defaults).
+   */
   public Map<String, PluginConfig> effective(Map<String, PluginConfig> persisted) {
     Map<String, PluginConfig> effective = new LinkedHashMap<>();
     for (Registration registration : registrations.values()) {
-      PluginConfig config = persisted.getOrDefault(registration.name(), registration.defaults());
-      if (registration.locked()) {
-        config = new PluginConfig(registration.name(), true, 0, Map.of());
+      PluginConfig config = registration.defaults();
+      PluginConfig stored = persisted.get(registration.name());
+      if (stored != null && !registration.locked()) {
+        Map<String, Object> extra = new HashMap<>(config.extra());
+        extra.putAll(stored.extra());
+        config = new PluginConfig(registration.name(), stored.enabled(), stored.weight(),
+            registration.definition().settingsOrDefaults(extra));
       }
       effective.put(registration.name(), config);
     }
@@ -77,63 +123,34 @@ public final class PluginRegistry {
 
   public PluginSet build(Map<String, PluginConfig> persisted) {
     Map<String, PluginConfig> effective = effective(persisted);
-    List<FilterPlugin> filters = new ArrayList<>();
-    List<PreScorePlugin> preScores = new ArrayList<>();
-    List<PluginSet.WeightedScore> scores = new ArrayList<>();
-    List<PostScorePlugin> postScores = new ArrayList<>();
-    BindPlugin bind = null;
-    ShardPlacer shardPlacer = null;
-    List<PluginState> states = new ArrayList<>();
+    PluginSet.Builder set = new PluginSet.Builder();
     for (Registration registration : registrations.values()) {
       PluginConfig config = effective.get(registration.name());
-      states.add(new PluginState(registration.name(), registration.kind(), config.enabled(), config.weight(),
-          registration.locked(), config.extra()));
-      if (!config.enabled()) {
-        continue;
-      }
-      Object plugin = registration.factory().get();
-      if (plugin instanceof FilterPlugin filter) {
-        filters.add(filter);
-      }
-      if (plugin instanceof PreScorePlugin preScore) {
-        preScores.add(preScore);
-      }
-      if (plugin instanceof ScorePlugin score && config.weight() > 0) {
-        scores.add(new PluginSet.WeightedScore(score, config.weight()));
-      }
-      if (plugin instanceof PostScorePlugin postScore) {
-        postScores.add(postScore);
-      }
-      if (plugin instanceof BindPlugin picker && bind == null) {
-        bind = picker;
-      }
-      if (plugin instanceof ShardPlacer placer && shardPlacer == null) {
-        shardPlacer = placer;
+      set.state(new PluginState(registration.name(), registration.kind(), config.enabled(), config.weight(),
+          registration.locked(), config.extra(), registration.settings()));
+      if (config.enabled()) {
+        set.add(registration.definition().factory().apply(new PluginArgs(config.extra(), this.config)), config.weight());
       }
     }
-    return new PluginSet(filters, preScores, scores, postScores, bind, shardPlacer, states);
+    return set.build();
   }
 
   private static String kindOf(Object plugin) {
     StringJoiner kind = new StringJoiner("+");
-    if (plugin instanceof ScorePlugin) {
-      kind.add("score");
+    add(kind, plugin instanceof ScorePlugin, "score");
+    add(kind, plugin instanceof FilterPlugin, "filter");
+    add(kind, plugin instanceof PreFilterPlugin, "prefilter");
+    add(kind, plugin instanceof PostFilterPlugin, "postfilter");
+    add(kind, plugin instanceof PreScorePlugin, "prescore");
+    add(kind, plugin instanceof ReservePlugin, "reserve");
+    add(kind, plugin instanceof BindPlugin, "bind");
+    add(kind, plugin instanceof ShardPlacer, "shards");
+    return kind.length() == 0 ? "config" : kind.toString();
+  }
+
+  private static void add(StringJoiner kind, boolean implemented, String point) {
+    if (implemented) {
+      kind.add(point);
     }
-    if (plugin instanceof FilterPlugin) {
-      kind.add("filter");
-    }
-    if (plugin instanceof PreScorePlugin) {
-      kind.add("prescore");
-    }
-    if (plugin instanceof BindPlugin) {
-      kind.add("bind");
-    }
-    if (plugin instanceof ShardPlacer) {
-      kind.add("shards");
-    }
-    if (plugin instanceof ConfigPlugin) {
-      kind.add("config");
-    }
-    return kind.toString();
   }
 }

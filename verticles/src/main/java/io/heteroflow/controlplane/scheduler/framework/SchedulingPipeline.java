@@ -1,38 +1,39 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntConsumer;
+import java.util.stream.IntStream;
 
 /**
- * Plain-Java scheduling of one task on a snapshot: the built-in filter chain (SPEC §2.1), the plugin filters,
- * the load thresholds on each node's last heartbeat ({@link LoadThresholdFilter}, last), PreScore, the weighted sum of the score plugins (plugin × node in parallel for large candidate sets),
- * PostScore, then Bind (whole cards) or the shard placement. Without PreScore / PostScore plugins the verdicts
- * and scores come from the snapshot's {@link DecisionMemo} (only nodes changed since a task of the same shape was
- * decided are judged again; same answers). No Vert.x, no database: the verticles, the benchmark and the trace
- * simulator all run this same code.
+ * Plain-Java scheduling of one task on a snapshot, through the extension points in order: PreFilter, Filter (the
+ * locked built-in filters of SPEC §2.1 first, as registered, then the plugin filters, then the load thresholds on
+ * each node's last heartbeat, {@link LoadThresholdFilter}), PostFilter when no node passed, PreScore, Score (the
+ * weighted sum, plugin × node in parallel for large candidate sets, with NormalizeScore), Reserve, then Bind
+ * (whole cards) or the shard placement. Each decision gets its own {@link CycleState}. When the set is
+ * {@link PluginSet#memoizable() memoizable} the verdicts and scores come from the snapshot's {@link DecisionMemo}
+ * (only nodes changed since a task of the same shape was decided are judged again; same answers). No Vert.x, no
+ * database: the verticles, the benchmark and the trace simulator all run this same code.
  */
 public final class SchedulingPipeline {
   /** Below this many plugin × node evaluations scoring stays on the calling thread. */
   static final int PARALLEL_SCORING_THRESHOLD = 4096;
 
-  private final List<FilterPlugin> builtInFilters;
   private final BindPlugin defaultBind;
   private final ShardPlacer shardPlacer;
   /** The load thresholds judged after every other filter; null: none (cards are picked whatever their load). */
   private final LoadThresholds limits;
   private final FilterPlugin loadFilter;
+  /** The filter chain of the last plugin set decided with (a round decides hundreds of tasks with one set). */
+  private volatile FilterChain chain = new FilterChain(null, List.of());
 
-  public SchedulingPipeline(List<FilterPlugin> builtInFilters, BindPlugin defaultBind, ShardPlacer shardPlacer) {
-    this(builtInFilters, defaultBind, shardPlacer, null);
+  private record FilterChain(PluginSet plugins, List<FilterPlugin> filters) {
   }
 
-  public SchedulingPipeline(List<FilterPlugin> builtInFilters, BindPlugin defaultBind, ShardPlacer shardPlacer,
-                            LoadThresholds limits) {
-    this.builtInFilters = List.copyOf(builtInFilters);
+  public SchedulingPipeline(BindPlugin defaultBind, ShardPlacer shardPlacer, LoadThresholds limits) {
     this.defaultBind = defaultBind;
     this.shardPlacer = shardPlacer;
     this.limits = limits;
@@ -40,79 +41,146 @@ public final class SchedulingPipeline {
   }
 
   public Decision decide(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
-    List<FilterPlugin> filters = new ArrayList<>(builtInFilters);
-    filters.addAll(plugins.filters());
-    if (loadFilter != null) {
-      filters.add(loadFilter);
+    CycleState state = new CycleState();
+    List<FilterPlugin> filters = filters(plugins);
+    for (PreFilterPlugin preFilter : plugins.preFilters()) {
+      Status verdict = preFilter.preFilter(task, snapshot, state);
+      if (!verdict.isOk()) {
+        List<NodeEvaluation> refused = new ArrayList<>(snapshot.size());
+        snapshot.nodeViews().forEach(node -> refused.add(new NodeEvaluation(node, verdict, 0, 0)));
+        return unschedulable(task, snapshot, plugins, state, refused);
+      }
     }
-    if (plugins.preScores().isEmpty() && plugins.postScores().isEmpty()) {
-      return decideMemoized(task, snapshot, plugins, filters);
+    if (plugins.memoizable()) {
+      return decideMemoized(task, snapshot, plugins, filters, state);
     }
-    Rejections rejections = new Rejections();
+    List<NodeEvaluation> refused = new ArrayList<>();
     List<NodeInfo> feasible = new ArrayList<>();
     for (NodeInfo node : snapshot.nodeViews()) {
-      NodeEvaluation verdict = filter(task, node, snapshot, filters);
+      NodeEvaluation verdict = filter(task, node, snapshot, filters, state);
       if (verdict.feasible()) {
         feasible.add(node);
       } else {
-        rejections.add(verdict);
+        refused.add(verdict);
       }
     }
     if (feasible.isEmpty()) {
-      return rejections.decision(snapshot.size());
+      return unschedulable(task, snapshot, plugins, state, refused);
     }
-    plugins.preScores().forEach(plugin -> plugin.preScore(task, feasible));
-    Map<String, Double> totals = score(task, feasible, plugins);
-    plugins.postScores().forEach(plugin -> plugin.postScore(task, totals));
+    for (PreScorePlugin preScore : plugins.preScores()) {
+      preScore.preScore(task, feasible, state);
+    }
+    double[] totals = score(task, feasible, plugins, state);
     NodeInfo best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
-    for (NodeInfo node : feasible) {
-      double score = totals.get(node.id());
-      if (score > bestScore || (score == bestScore && node.id().compareTo(best.id()) < 0)) {
+    for (int i = 0; i < totals.length; i++) {
+      NodeInfo node = feasible.get(i);
+      if (totals[i] > bestScore || (totals[i] == bestScore && node.id().compareTo(best.id()) < 0)) {
         best = node;
-        bestScore = score;
+        bestScore = totals[i];
       }
     }
-    return place(task, best, bestScore, snapshot, plugins);
+    return place(task, best, bestScore, snapshot, plugins, state);
   }
 
   /** The same decision from the snapshot's memo: only nodes changed since this shape was last decided are judged. */
-  private Decision decideMemoized(TaskRequest task, Snapshot snapshot, PluginSet plugins, List<FilterPlugin> filters) {
+  private Decision decideMemoized(TaskRequest task, Snapshot snapshot, PluginSet plugins, List<FilterPlugin> filters,
+                                  CycleState state) {
     DecisionMemo.Shape shape = snapshot.memo(plugins).shape(task, snapshot, node -> {
-      NodeEvaluation verdict = filter(task, node, snapshot, filters);
+      NodeEvaluation verdict = filter(task, node, snapshot, filters, state);
       return verdict.feasible() ? new NodeEvaluation(node, verdict.verdict(), verdict.stage(),
-          weightedScore(task, node, plugins)) : verdict;
+          weightedScore(task, node, plugins, state)) : verdict;
     });
     NodeEvaluation best = shape.best();
     if (best == null) {
-      Rejections rejections = new Rejections();
-      snapshot.nodeViews().forEach(node -> rejections.add(shape.of(node.id())));
-      return rejections.decision(snapshot.size());
+      List<NodeEvaluation> refused = new ArrayList<>(snapshot.size());
+      snapshot.nodeViews().forEach(node -> refused.add(shape.of(node.id())));
+      return unschedulable(task, snapshot, plugins, state, refused);
     }
-    return place(task, best.node(), best.score(), snapshot, plugins);
+    return place(task, best.node(), best.score(), snapshot, plugins, state);
   }
 
-  private static NodeEvaluation filter(TaskRequest task, NodeInfo node, Snapshot snapshot, List<FilterPlugin> filters) {
+  private List<FilterPlugin> filters(PluginSet plugins) {
+    FilterChain current = chain;
+    if (current.plugins() != plugins) {
+      List<FilterPlugin> filters = new ArrayList<>(plugins.filters());
+      if (loadFilter != null) {
+        filters.add(loadFilter);
+      }
+      current = new FilterChain(plugins, List.copyOf(filters));
+      chain = current;
+    }
+    return current.filters();
+  }
+
+  private static NodeEvaluation filter(TaskRequest task, NodeInfo node, Snapshot snapshot, List<FilterPlugin> filters,
+                                       CycleState state) {
     Status verdict = Status.ok();
     int stage = 0;
     for (; stage < filters.size() && verdict.isOk(); stage++) {
-      verdict = filters.get(stage).filter(task, node, snapshot);
+      verdict = filters.get(stage).filter(task, node, snapshot, state);
     }
     return new NodeEvaluation(node, verdict, stage, 0);
   }
 
-  /** Bind (whole cards) or the shard placement on the chosen node, on its cards under the load thresholds. */
-  private Decision place(TaskRequest task, NodeInfo chosen, double bestScore, Snapshot snapshot, PluginSet plugins) {
+  /** No node passed: the reason with counts, and the PostFilter plugins asked for a nomination. */
+  private static Decision unschedulable(TaskRequest task, Snapshot snapshot, PluginSet plugins, CycleState state,
+                                        List<NodeEvaluation> refused) {
+    NodeRejections rejections = new NodeRejections();
+    refused.forEach(rejections::add);
+    Decision decision = rejections.decision(snapshot.size());
+    if (plugins.postFilters().isEmpty()) {
+      return decision;
+    }
+    Map<String, Status> statuses = new LinkedHashMap<>();
+    refused.forEach(evaluation -> statuses.put(evaluation.node().id(), evaluation.verdict()));
+    Map<String, Status> view = Collections.unmodifiableMap(statuses);
+    for (PostFilterPlugin postFilter : plugins.postFilters()) {
+      PostFilterPlugin.Result result = postFilter.postFilter(task, snapshot, view, state);
+      if (result != null && result.nominates()) {
+        return decision.nominating(result.nominatedNodeId());
+      }
+    }
+    return decision;
+  }
+
+  /** Reserve, then Bind (whole cards) or the shard placement on the chosen node's cards under the load thresholds. */
+  private Decision place(TaskRequest task, NodeInfo chosen, double bestScore, Snapshot snapshot, PluginSet plugins,
+                         CycleState state) {
     NodeInfo best = limits == null ? chosen : limits.usable(chosen);
+    List<ReservePlugin> reserves = plugins.reserves();
+    for (int i = 0; i < reserves.size(); i++) {
+      Status verdict = reserves.get(i).reserve(task, best, state);
+      if (!verdict.isOk()) {
+        unreserve(reserves, i, task, best, state);
+        return Decision.unschedulable(verdict.code(), "node " + best.id() + " " + verdict.reason());
+      }
+    }
+    Decision decision = bind(task, best, bestScore, snapshot, plugins, state);
+    if (!decision.isPlaced()) {
+      unreserve(reserves, reserves.size(), task, best, state);
+    }
+    return decision;
+  }
+
+  private static void unreserve(List<ReservePlugin> reserves, int reserved, TaskRequest task, NodeInfo node,
+                                CycleState state) {
+    for (int i = reserved - 1; i >= 0; i--) {
+      reserves.get(i).unreserve(task, node, state);
+    }
+  }
+
+  private Decision bind(TaskRequest task, NodeInfo best, double bestScore, Snapshot snapshot, PluginSet plugins,
+                        CycleState state) {
     if (task.isShard()) {
       ShardPlacer placer = plugins.shardPlacer() != null ? plugins.shardPlacer() : shardPlacer;
-      ShardAssignment shard = placer.place(task, best, snapshot.boundary());
+      ShardAssignment shard = placer.place(task, best, snapshot.boundary(), state);
       return shard == null
           ? Decision.unschedulable(ReasonCode.ShardAllocationFailed, "node " + best.id() + " has no card for the shard")
           : Decision.placed(best.id(), List.of(), shard, bestScore);
     }
     BindPlugin bind = plugins.bind() != null ? plugins.bind() : defaultBind;
-    List<Integer> cards = task.gpuRequired() == 0 ? List.of() : bind.pickCards(task, best);
+    List<Integer> cards = task.gpuRequired() == 0 ? List.of() : bind.pickCards(task, best, state);
     if (cards.size() != task.gpuRequired()) {
       return Decision.unschedulable(ReasonCode.InsufficientResources,
           "node " + best.id() + " passed the filters but " + bind.name() + " found no " + task.gpuRequired()
@@ -121,70 +189,48 @@ public final class SchedulingPipeline {
     return Decision.placed(best.id(), cards, null, bestScore);
   }
 
-  /**
-   * Refusals counted by reason, listed in filter-chain order (then most frequent first, then by name), so the
-   * message does not depend on node order; the furthest stage names the cause (the tenant boundary wins a tie).
-   */
-  private static final class Rejections {
-    private final Map<String, int[]> byReason = new HashMap<>();
-    private ReasonCode furthest;
-    private int furthestStage = -1;
-
-    void add(NodeEvaluation refused) {
-      Status verdict = refused.verdict();
-      int stage = refused.stage();
-      byReason.computeIfAbsent(verdict.reason(), reason -> new int[] {stage, 0})[1]++;
-      if (stage > furthestStage || (stage == furthestStage && verdict.code() == ReasonCode.NoTenantEligibleGPU)) {
-        furthestStage = stage;
-        furthest = verdict.code();
+  /** Each feasible node's weighted total (index = position in {@code feasible}). */
+  private static double[] score(TaskRequest task, List<NodeInfo> feasible, PluginSet plugins, CycleState state) {
+    int count = feasible.size();
+    double[] totals = new double[count];
+    boolean parallel = (long) count * plugins.scores().size() >= PARALLEL_SCORING_THRESHOLD;
+    if (!plugins.normalizes()) {
+      forEachNode(count, parallel, i -> totals[i] = weightedScore(task, feasible.get(i), plugins, state));
+      return totals;
+    }
+    double[] scores = new double[count];
+    for (PluginSet.WeightedScore weighted : plugins.scores()) {
+      ScorePlugin plugin = weighted.plugin();
+      forEachNode(count, parallel, i -> scores[i] = plugin.score(task, feasible.get(i), state));
+      if (plugin instanceof NormalizeScorePlugin normalizer) {
+        normalizer.normalizeScores(task, feasible, scores, state);
       }
-    }
-
-    Decision decision(int nodeCount) {
-      Map<String, Integer> ordered = new LinkedHashMap<>();
-      byReason.entrySet().stream()
-          .sorted(Comparator.<Map.Entry<String, int[]>>comparingInt(entry -> entry.getValue()[0])
-              .thenComparing(entry -> -entry.getValue()[1]).thenComparing(Map.Entry::getKey))
-          .forEach(entry -> ordered.put(entry.getKey(), entry.getValue()[1]));
-      return Decision.unschedulable(furthest == null ? ReasonCode.NoSchedulableNodes : furthest,
-          explain(nodeCount, ordered));
-    }
-  }
-
-  private static Map<String, Double> score(TaskRequest task, List<NodeInfo> feasible, PluginSet plugins) {
-    boolean parallel = (long) feasible.size() * plugins.scores().size() >= PARALLEL_SCORING_THRESHOLD;
-    Map<String, Double> totals = new HashMap<>();
-    if (parallel) {
-      feasible.parallelStream()
-          .map(node -> Map.entry(node.id(), weightedScore(task, node, plugins)))
-          .toList()
-          .forEach(entry -> totals.put(entry.getKey(), entry.getValue()));
-    } else {
-      feasible.forEach(node -> totals.put(node.id(), weightedScore(task, node, plugins)));
+      for (int i = 0; i < count; i++) {
+        totals[i] += weighted.weight() * clamp(scores[i]);
+      }
     }
     return totals;
   }
 
-  private static double weightedScore(TaskRequest task, NodeInfo node, PluginSet plugins) {
+  private static void forEachNode(int count, boolean parallel, IntConsumer body) {
+    if (parallel) {
+      IntStream.range(0, count).parallel().forEach(body);
+    } else {
+      for (int i = 0; i < count; i++) {
+        body.accept(i);
+      }
+    }
+  }
+
+  private static double weightedScore(TaskRequest task, NodeInfo node, PluginSet plugins, CycleState state) {
     double total = 0;
     for (PluginSet.WeightedScore weighted : plugins.scores()) {
-      double score = Math.max(0, Math.min(100, weighted.plugin().score(task, node)));
-      total += weighted.weight() * score;
+      total += weighted.weight() * clamp(weighted.plugin().score(task, node, state));
     }
     return total;
   }
 
-  /** "0/10 nodes are available: 2 offline, 3 not nvidia, 5 fewer than 4 free cards." */
-  static String explain(int nodeCount, Map<String, Integer> rejections) {
-    if (nodeCount == 0) {
-      return "0/0 nodes are available: no node has registered yet.";
-    }
-    StringBuilder message = new StringBuilder("0/").append(nodeCount).append(" nodes are available");
-    String separator = ": ";
-    for (Map.Entry<String, Integer> rejection : rejections.entrySet()) {
-      message.append(separator).append(rejection.getValue()).append(' ').append(rejection.getKey());
-      separator = ", ";
-    }
-    return message.append('.').toString();
+  private static double clamp(double score) {
+    return Math.max(0, Math.min(100, score));
   }
 }

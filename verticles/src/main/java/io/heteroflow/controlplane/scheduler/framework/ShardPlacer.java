@@ -1,6 +1,6 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
-/** Places a fractional task on one card of the chosen node; null when no card can take it. */
+/** The Bind extension point for fractional tasks: one card of the chosen node; null when no card can take it. */
 public interface ShardPlacer {
-  ShardAssignment place(TaskRequest task, NodeInfo node, TenantBoundary boundary);
+  ShardAssignment place(TaskRequest task, NodeInfo node, TenantBoundary boundary, CycleState state);
 }

@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.scheduler.framework.BindPlugin;
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
@@ -20,7 +21,7 @@ public final class FewestTasksCardPicker implements BindPlugin {
   }
 
   @Override
-  public List<Integer> pickCards(TaskRequest task, NodeInfo node) {
+  public List<Integer> pickCards(TaskRequest task, NodeInfo node, CycleState state) {
     List<CardInfo> candidates = new ArrayList<>(node.freeCards(task.gpuModels()));
     candidates.removeIf(card -> task.gpuMemoryMb() > 0 && card.memoryTotalMb() - card.memoryUsedMb() < task.gpuMemoryMb());
     candidates.sort(Comparator.comparingInt(CardInfo::index));

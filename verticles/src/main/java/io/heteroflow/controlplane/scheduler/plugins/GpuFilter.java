@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
@@ -14,6 +16,7 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
  */
 public final class GpuFilter implements FilterPlugin {
   public static final String NAME = "gpu-filter";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, GpuFilter::new);
 
   @Override
   public String name() {
@@ -21,7 +24,7 @@ public final class GpuFilter implements FilterPlugin {
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     if (task.gpuType() == null || node.gpuVendor() == null) {
       return Status.ok();
     }

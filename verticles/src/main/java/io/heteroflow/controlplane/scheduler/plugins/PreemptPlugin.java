@@ -1,36 +1,34 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
-import io.heteroflow.controlplane.scheduler.framework.ConfigPlugin;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Set;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
+import io.heteroflow.controlplane.scheduler.framework.PluginSetting;
+import java.util.List;
 
 /**
- * {@code preempt} (SPEC §6): configuration only. {@code preempt_stage} is {@code disabled}, {@code scheduled}
- * or {@code running} (default); it says which victims preemption may take.
+ * {@code preempt} (SPEC §6): configuration only, no extension point yet (preemption will join through
+ * PostFilter). Its one setting {@code preempt_stage} is {@code disabled}, {@code scheduled} or {@code running}
+ * (default): which victims preemption may take.
  */
-public final class PreemptPlugin implements ConfigPlugin {
+public final class PreemptPlugin {
   public static final String NAME = "preempt";
   public static final String STAGE = "preempt_stage";
-  public static final Set<String> STAGES = Set.of("disabled", "scheduled", "running");
+  public static final List<String> STAGES = List.of("disabled", "scheduled", "running");
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME,
+      args -> new PreemptPlugin(args.string(STAGE)),
+      PluginSetting.oneOf(STAGE, "running", STAGES, "which victims preemption may take"));
 
-  @Override
+  private final String stage;
+
+  public PreemptPlugin(String stage) {
+    this.stage = stage;
+  }
+
   public String name() {
     return NAME;
   }
 
-  @Override
-  public Map<String, Object> validateExtra(Map<String, Object> current, Map<String, Object> update) {
-    Map<String, Object> extra = new HashMap<>(current);
-    for (Map.Entry<String, Object> entry : update.entrySet()) {
-      if (!STAGE.equals(entry.getKey())) {
-        throw new IllegalArgumentException(entry.getKey());
-      }
-      if (!STAGES.contains(String.valueOf(entry.getValue()))) {
-        throw new IllegalArgumentException(STAGE);
-      }
-      extra.put(STAGE, entry.getValue());
-    }
-    return extra;
+  /** The configured stage: disabled, scheduled or running. */
+  public String stage() {
+    return stage;
   }
 }

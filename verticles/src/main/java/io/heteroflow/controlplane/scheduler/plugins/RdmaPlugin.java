@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
@@ -15,6 +17,7 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
  */
 public final class RdmaPlugin implements ScorePlugin, FilterPlugin {
   public static final String NAME = "rdma";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, RdmaPlugin::new);
 
   @Override
   public String name() {
@@ -22,7 +25,7 @@ public final class RdmaPlugin implements ScorePlugin, FilterPlugin {
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     if ("required".equalsIgnoreCase(task.label("rdma")) && "false".equalsIgnoreCase(node.labels().get("rdma"))) {
       return Status.reject(NAME, ReasonCode.RDMAUnavailable, "without RDMA");
     }
@@ -30,7 +33,7 @@ public final class RdmaPlugin implements ScorePlugin, FilterPlugin {
   }
 
   @Override
-  public double score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node, CycleState state) {
     String rdma = node.labels().get("rdma");
     if ("true".equalsIgnoreCase(rdma)) {
       return 70 + (int) Math.min(30, speedGbps(node.labels().get("rdma-speed")) / 10);

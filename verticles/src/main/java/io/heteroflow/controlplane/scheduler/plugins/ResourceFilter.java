@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
@@ -16,6 +18,8 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
  */
 public final class ResourceFilter implements FilterPlugin {
   public static final String NAME = "resource-filter";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME,
+      args -> new ResourceFilter(new ShardPlacement(args.config())));
   private final ShardPlacement shards;
 
   public ResourceFilter(ShardPlacement shards) {
@@ -28,7 +32,7 @@ public final class ResourceFilter implements FilterPlugin {
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     if (task.isShard()) {
       return switch (shards.check(task, node, snapshot.boundary())) {
         case OK -> Status.ok();

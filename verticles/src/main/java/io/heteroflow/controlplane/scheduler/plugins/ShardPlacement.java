@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.CardUse;
@@ -40,7 +41,7 @@ public final class ShardPlacement implements ShardPlacer {
   }
 
   @Override
-  public ShardAssignment place(TaskRequest task, NodeInfo node, TenantBoundary boundary) {
+  public ShardAssignment place(TaskRequest task, NodeInfo node, TenantBoundary boundary, CycleState state) {
     CardInfo best = null;
     long bestLeft = Long.MAX_VALUE;
     for (CardInfo card : node.cards()) {

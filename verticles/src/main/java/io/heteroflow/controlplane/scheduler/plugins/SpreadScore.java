@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ScorePlugin;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
@@ -7,6 +9,7 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 /** {@code spread}: prefer the least utilised node (default on). */
 public final class SpreadScore implements ScorePlugin {
   public static final String NAME = "spread";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, SpreadScore::new);
 
   @Override
   public String name() {
@@ -14,7 +17,7 @@ public final class SpreadScore implements ScorePlugin {
   }
 
   @Override
-  public double score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node, CycleState state) {
     return 100 * (1 - NodeUtilization.of(node));
   }
 }

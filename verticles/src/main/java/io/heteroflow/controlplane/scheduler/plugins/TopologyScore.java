@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ScorePlugin;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
@@ -11,6 +13,7 @@ import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
  */
 public final class TopologyScore implements ScorePlugin {
   public static final String NAME = "topology";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, TopologyScore::new);
 
   @Override
   public String name() {
@@ -18,7 +21,7 @@ public final class TopologyScore implements ScorePlugin {
   }
 
   @Override
-  public double score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node, CycleState state) {
     return 50 + bonus(task.label("region"), node.region(), 5) + bonus(task.label("zone"), node.zone(), 15)
         + bonus(task.label("rack"), node.rack(), 10);
   }

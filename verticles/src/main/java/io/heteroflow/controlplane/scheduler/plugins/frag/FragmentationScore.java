@@ -1,7 +1,10 @@
 package io.heteroflow.controlplane.scheduler.plugins.frag;
 
 import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
+import io.heteroflow.controlplane.scheduler.framework.PluginSetting;
 import io.heteroflow.controlplane.scheduler.framework.PreScorePlugin;
 import io.heteroflow.controlplane.scheduler.framework.ScorePlugin;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
@@ -13,7 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.UUID;
 
 /**
  * {@code frag} (off by default): prefers the placement that least increases the expected fragmentation of the
@@ -22,7 +24,9 @@ import java.util.UUID;
  * could not use there. A slice goes on the card that fragments least (this plugin also places shards); the
  * score is 50 minus the increase in cards, scaled so ±16 cards span [0, 100] (below 0 or above 100: clamped).
  * Beyond FGD, taking capacity of a card model that model-constrained tasks need more than an unconstrained
- * workload would (see {@link ModelPressure}) is charged in cards too, so flexible tasks leave scarce models free.
+ * workload would (see {@link ModelPressure}) is charged in cards too, so flexible tasks leave scarce models free
+ * (setting {@code pressure_cards}). The pressure is computed per decision in PreScore and kept in the decision's
+ * {@link CycleState}: two decisions never see each other's.
  */
 public final class FragmentationScore implements PreScorePlugin, ScorePlugin, ShardPlacer {
   public static final String NAME = "frag";
@@ -32,17 +36,28 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
    * gpuspec10-33, seeds 42-43: 1, 2 and 3 all lift them by 1-9 points; 2 was best on average, 0.5 lost on gpuspec33).
    */
   static final double PRESSURE_CARDS = 2;
+  public static final String PRESSURE_CARDS_SETTING = "pressure_cards";
+  /** The model pressure of the free cards this decision's task passed the filters on (written by PreScore). */
+  static final CycleState.Key<ModelPressure> PRESSURE = CycleState.key("frag.model-pressure");
   private final SchedulerConfig config;
   private final TaskShapeMix mix;
-  /** The model pressure computed for the task being scored (pre-score), with that task's id. */
-  private volatile Pressure current = new Pressure(null, ModelPressure.NEUTRAL);
-
-  private record Pressure(UUID taskId, ModelPressure pressure) {
-  }
+  private final double pressureCards;
 
   public FragmentationScore(SchedulerConfig config, TaskShapeMix mix) {
+    this(config, mix, PRESSURE_CARDS);
+  }
+
+  public FragmentationScore(SchedulerConfig config, TaskShapeMix mix, double pressureCards) {
     this.config = config;
     this.mix = mix;
+    this.pressureCards = pressureCards;
+  }
+
+  /** frag learning (or given) the workload's mix of shapes in {@code mix}, shared by every set the registry builds. */
+  public static PluginDefinition definition(TaskShapeMix mix) {
+    return PluginDefinition.of(NAME, args -> new FragmentationScore(args.config(), mix,
+        args.decimal(PRESSURE_CARDS_SETTING)), PluginSetting.decimal(PRESSURE_CARDS_SETTING, PRESSURE_CARDS, 0, 10,
+        "cards of fragmentation charged per card taken of a model at twice the neutral pressure (0: no charge)"));
   }
 
   @Override
@@ -51,7 +66,7 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
   }
 
   @Override
-  public void preScore(TaskRequest task, List<NodeInfo> feasible) {
+  public void preScore(TaskRequest task, List<NodeInfo> feasible, CycleState state) {
     mix.observe(TaskShape.of(task));
     // the free cards by model on the nodes this task could go to: the capacity the pressure is measured against
     Map<String, Double> freeCards = new HashMap<>();
@@ -67,23 +82,23 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
         cardCapacity.merge(model, capacity.cardCapacity, Math::max);
       }
     }
-    current = new Pressure(task.id(), ModelPressure.of(mix.demands(), freeCards, cardCapacity));
+    state.write(PRESSURE, ModelPressure.of(mix.demands(), freeCards, cardCapacity));
   }
 
   @Override
-  public double score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node, CycleState state) {
     if (node.cards().isEmpty()) {
       return 50;
     }
     FreeCapacity before = FreeCapacity.of(node, reserve(node));
     TaskShape shape = TaskShape.of(task);
     double increase = bestAfter(before, shape, null, node) - expectedFragment(before);
-    double cards = increase / before.cardCapacity + scarcityCost(task, shape, before);
+    double cards = increase / before.cardCapacity + scarcityCost(shape, before, state.read(PRESSURE));
     return Math.max(0, Math.min(100, 50 - 50 * cards / SPAN_CARDS));
   }
 
   @Override
-  public ShardAssignment place(TaskRequest task, NodeInfo node, TenantBoundary boundary) {
+  public ShardAssignment place(TaskRequest task, NodeInfo node, TenantBoundary boundary, CycleState state) {
     FreeCapacity before = FreeCapacity.of(node, reserve(node));
     TaskShape shape = TaskShape.of(task);
     int card = bestSliceCard(before, shape, boundary, task.tenant(), node);
@@ -125,20 +140,20 @@ public final class FragmentationScore implements PreScorePlugin, ScorePlugin, Sh
 
   /**
    * The cards' worth of fragmentation charged for taking capacity of a model under pressure: the task's cards
-   * times how far the pressure on the node's model(s) lies above (or below) that of an unconstrained workload.
+   * times how far the pressure on the node's model(s) lies above (or below) that of an unconstrained workload;
+   * nothing without a pressure (no PreScore ran in this decision).
    */
-  private double scarcityCost(TaskRequest task, TaskShape shape, FreeCapacity before) {
-    Pressure pressure = current;
-    if (!task.id().equals(pressure.taskId()) || !shape.usesGpu()) {
+  private double scarcityCost(TaskShape shape, FreeCapacity before, ModelPressure pressure) {
+    if (pressure == null || !shape.usesGpu()) {
       return 0;
     }
     double relative = 0;
     for (String model : before.models) {
-      relative += pressure.pressure().relative(model);
+      relative += pressure.relative(model);
     }
     relative /= before.models.length;
     double cards = shape.wholeCards() + (double) shape.sliceUnits() / before.cardCapacity;
-    return PRESSURE_CARDS * cards * (relative - 1);
+    return pressureCards * cards * (relative - 1);
   }
 
   private long reserve(NodeInfo node) {

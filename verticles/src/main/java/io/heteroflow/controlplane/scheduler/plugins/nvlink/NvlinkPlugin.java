@@ -1,5 +1,7 @@
 package io.heteroflow.controlplane.scheduler.plugins.nvlink;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.BindPlugin;
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
@@ -23,6 +25,7 @@ import java.util.Set;
  */
 public final class NvlinkPlugin implements ScorePlugin, FilterPlugin, BindPlugin {
   public static final String NAME = "nvlink";
+  public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME, NvlinkPlugin::new);
   public static final String TOPOLOGY_LABEL = "heteroflow.io/gpu-topology";
   static final int NEUTRAL = 50;
   private final BindPlugin fallback = new FewestTasksCardPicker();
@@ -33,7 +36,7 @@ public final class NvlinkPlugin implements ScorePlugin, FilterPlugin, BindPlugin
   }
 
   @Override
-  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot) {
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     if (!"required".equalsIgnoreCase(task.label("nvlink")) || task.gpuRequired() <= 1) {
       return Status.ok();
     }
@@ -50,7 +53,7 @@ public final class NvlinkPlugin implements ScorePlugin, FilterPlugin, BindPlugin
   }
 
   @Override
-  public double score(TaskRequest task, NodeInfo node) {
+  public double score(TaskRequest task, NodeInfo node, CycleState state) {
     NvlinkTopology topology = topologyOf(node);
     if (topology == null || !topology.hasLinks() || task.gpuRequired() == 0) {
       return NEUTRAL;
@@ -69,10 +72,10 @@ public final class NvlinkPlugin implements ScorePlugin, FilterPlugin, BindPlugin
   }
 
   @Override
-  public List<Integer> pickCards(TaskRequest task, NodeInfo node) {
+  public List<Integer> pickCards(TaskRequest task, NodeInfo node, CycleState state) {
     NvlinkTopology topology = topologyOf(node);
     if (topology == null || !topology.hasLinks()) {
-      return fallback.pickCards(task, node);
+      return fallback.pickCards(task, node, state);
     }
     CardGroup group = CardGroup.best(topology, free(task, node), task.gpuRequired());
     return group == null ? List.of() : group.cards();
