@@ -12,7 +12,7 @@ import io.heteroflow.agent.simulated.FleetFile;
 import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
-import io.heteroflow.launcher.bench.BenchCommand;
+import io.heteroflow.bench.BenchCommand;
 import io.heteroflow.launcher.simulate.SimulateCommand;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
