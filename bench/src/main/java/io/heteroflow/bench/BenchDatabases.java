@@ -64,7 +64,7 @@ final class BenchDatabases implements AutoCloseable {
   /** A new, empty database on the server. */
   Database fresh() {
     String name = "hf_bench_" + ProcessHandle.current().pid() + "_" + (created.size() + 1);
-    execute("CREATE DATABASE " + name);
+    execute(BenchSql.createDatabase(name));
     created.add(name);
     return Database.of(admin.options().getHost(), admin.options().getPort(), name, admin.options().getUser(),
         admin.options().getPassword());
@@ -89,7 +89,7 @@ final class BenchDatabases implements AutoCloseable {
   }
 
   private static String show(Statement statement, String setting) throws SQLException {
-    try (ResultSet rows = statement.executeQuery("SHOW " + setting)) {
+    try (ResultSet rows = statement.executeQuery(BenchSql.show(setting))) {
       rows.next();
       return rows.getString(1);
     }
@@ -111,7 +111,7 @@ final class BenchDatabases implements AutoCloseable {
   public void close() throws IOException {
     for (String name : embedded == null ? created : List.<String>of()) { // an embedded server goes as a whole
       try {
-        execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        execute(BenchSql.dropDatabase(name));
       } catch (RuntimeException e) {
         System.err.println("heteroflow bench: could not drop database " + name + ": " + e.getMessage());
       }

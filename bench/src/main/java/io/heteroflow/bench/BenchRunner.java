@@ -141,8 +141,8 @@ public final class BenchRunner {
         result.put("half_load", warm.halfLoad(services, vertx, client, rate));
       }
       if (options.warmupTasks() > 0) { // what autovacuum would have done by now in a long-running cluster
-        for (String table : List.of("tasks", "nodes", "cards", "allocations", "task_events", "gpu_ledger")) {
-          await(client.query("VACUUM ANALYZE " + table).execute());
+        for (String table : BenchSql.VACUUMED_TABLES) {
+          await(client.query(BenchSql.vacuumAnalyze(table)).execute());
         }
       }
 
@@ -176,7 +176,7 @@ public final class BenchRunner {
       if (client != null) {
         client.close();
       }
-      vertx.close().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      vertx.close().await(60, TimeUnit.SECONDS);
     }
     RawPgBench.Rates rawAfter = rawPg(raw);
     double one = (rawBefore.oneClient() + rawAfter.oneClient()) / 2;
@@ -187,9 +187,9 @@ public final class BenchRunner {
         .put("pg_client", RawPgBench.CLIENT)
         .put("pg_bind_tx_runs", new JsonObject()
             .put("before", rates(rawBefore)).put("after", rates(rawAfter))
-            .put("statements", new JsonArray().add("BEGIN").add(RawPgBench.CAS_SQL).add(RawPgBench.CAPACITY_SQL)
+            .put("statements", new JsonArray().add("BEGIN").add(BenchSql.RAW_BIND_TASK).add(BenchSql.RAW_BIND_NODE)
                 .add("COMMIT"))
-            .put("fence_variant_adds", RawPgBench.FENCE_SQL));
+            .put("fence_variant_adds", BenchSql.RAW_BIND_FENCE));
     Double boundPerS = result.getDouble("bound_per_s");
     if (boundPerS != null && boundPerS > 0) {
       result.put("ratio_to_pg_1", round3(boundPerS / one)).put("ratio_to_pg_16", round3(boundPerS / sixteen));

@@ -38,9 +38,7 @@ final class Drain {
     long lastBound = -1;
     long lastLog = start;
     while (true) {
-      Row row = await(client.query("SELECT count(*) FILTER (WHERE status = 'pending') AS pending,"
-          + " count(*) FILTER (WHERE status <> 'pending') AS bound FROM tasks WHERE name = '" + name + "'")
-          .execute()).iterator().next();
+      Row row = await(client.preparedQuery(BenchSql.DRAIN_PROGRESS).execute(Tuple.of(name))).iterator().next();
       long pending = row.getLong("pending");
       long bound = row.getLong("bound");
       long now = System.nanoTime();
@@ -52,10 +50,7 @@ final class Drain {
         lastChange = now;
       }
       if (seconds(now - lastChange) > stallSeconds) {
-        await(client.query("SELECT coalesce(reason_code, '(none)') AS code, coalesce(min(reason_message), '') AS message,"
-            + " count(*) AS n, min(priority) AS priority, min(gpu_required) AS gpus, min(gpu_memory_mb) AS gpu_mb"
-            + " FROM tasks WHERE name = '" + name + "' AND status = 'pending' GROUP BY 1 ORDER BY 3 DESC LIMIT 5")
-            .execute()).forEach(reason -> log.accept(String.format("  stalled with %d pending (%s: %s; priority %d,"
+        await(client.preparedQuery(BenchSql.STALL_REASONS).execute(Tuple.of(name))).forEach(reason -> log.accept(String.format("  stalled with %d pending (%s: %s; priority %d,"
             + " %d cards, %d MB)", reason.getLong("n"), reason.getString("code"), reason.getString("message"),
             reason.getInteger("priority"), reason.getInteger("gpus"), reason.getLong("gpu_mb"))));
         return "stalled";
@@ -73,14 +68,9 @@ final class Drain {
 
   /** Drain time, throughput and create→scheduled latencies of the burst, from the tasks table. */
   static JsonObject drainFigures(Pool client, OffsetDateTime kickedAt) throws Exception {
-    String bench = "name = '" + TaskMix.NAME + "'";
-    Row row = await(client.preparedQuery("SELECT count(*) FILTER (WHERE status <> 'pending') AS bound,"
-        + " extract(epoch FROM max(scheduled_at) - min(created_at))::float8 AS drain,"
-        + " extract(epoch FROM max(scheduled_at) - $1)::float8 AS after_kick,"
-        + " (percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM scheduled_at - created_at)))::float8 AS p50,"
-        + " (percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM scheduled_at - created_at)))::float8 AS p99,"
-        + " max(extract(epoch FROM scheduled_at - created_at))::float8 AS max"
-        + " FROM tasks WHERE " + bench).execute(Tuple.of(kickedAt))).iterator().next();
+    Tuple burst = Tuple.of(TaskMix.NAME);
+    Row row = await(client.preparedQuery(BenchSql.DRAIN_FIGURES).execute(Tuple.of(kickedAt, TaskMix.NAME)))
+        .iterator().next();
     long bound = row.getLong("bound");
     JsonObject figures = new JsonObject().put("bound", bound);
     if (bound == 0) {
@@ -92,19 +82,14 @@ final class Drain {
         .put("p50_ms", round2(row.getDouble("p50") * 1000)).put("p99_ms", round2(row.getDouble("p99") * 1000))
         .put("max_ms", round2(row.getDouble("max") * 1000));
     JsonObject byKind = new JsonObject();
-    await(client.query("SELECT CASE WHEN gpu_required > 0 THEN gpu_required || '-card' ELSE 'fractional' END AS kind,"
-        + " count(*) AS n, count(scheduled_at) AS bound,"
-        + " (percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM scheduled_at - created_at)))::float8 AS p50,"
-        + " (percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM scheduled_at - created_at)))::float8 AS p99"
-        + " FROM tasks WHERE " + bench + " GROUP BY 1 ORDER BY 1").execute()).forEach(kind -> byKind.put(
+    await(client.preparedQuery(BenchSql.DRAIN_BY_KIND).execute(burst)).forEach(kind -> byKind.put(
         kind.getString("kind"), new JsonObject().put("tasks", kind.getLong("n")).put("bound", kind.getLong("bound"))
             .put("p50_ms", kind.getDouble("p50") == null ? null : round2(kind.getDouble("p50") * 1000))
             .put("p99_ms", kind.getDouble("p99") == null ? null : round2(kind.getDouble("p99") * 1000))));
     figures.put("by_kind", byKind);
     // gaps between consecutive binds (each bind transaction stamps now() = its start): the per-task cycle
     List<Double> times = new ArrayList<>();
-    await(client.query("SELECT extract(epoch FROM scheduled_at)::float8 AS t FROM tasks WHERE " + bench
-        + " AND scheduled_at IS NOT NULL ORDER BY scheduled_at").execute()).forEach(r -> times.add(r.getDouble("t")));
+    await(client.preparedQuery(BenchSql.BIND_TIMES).execute(burst)).forEach(r -> times.add(r.getDouble("t")));
     double[] gaps = new double[Math.max(0, times.size() - 1)];
     double over20 = 0;
     int over20Count = 0;

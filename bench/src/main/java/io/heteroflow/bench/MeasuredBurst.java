@@ -62,7 +62,7 @@ final class MeasuredBurst {
     TaskRows.insert(client, burst);
     double insertSeconds = seconds(System.nanoTime() - insertStart);
     vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "benchmark burst"));
-    OffsetDateTime kickedAt = await(client.query("SELECT clock_timestamp() AS t").execute()).iterator().next()
+    OffsetDateTime kickedAt = await(client.query(BenchSql.CLOCK).execute()).iterator().next()
         .getOffsetDateTime("t");
     log.accept(String.format("  %d tasks inserted in %.2f s; scheduler kicked", scenario.tasks(), insertSeconds));
     String ending = drain.awaitDrain(client, TaskMix.NAME, options.timeoutSeconds());

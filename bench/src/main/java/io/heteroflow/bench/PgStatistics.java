@@ -20,8 +20,8 @@ final class PgStatistics {
   /** pg_stat_statements, when the server preloads it: created in this database and reset; false otherwise. */
   static boolean resetStatements(Pool client) {
     try {
-      await(client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements").execute());
-      await(client.query("SELECT pg_stat_statements_reset()").execute());
+      await(client.query(BenchSql.CREATE_STATEMENT_STATISTICS).execute());
+      await(client.query(BenchSql.RESET_STATEMENT_STATISTICS).execute());
       return true;
     } catch (Exception e) {
       return false; // not preloaded (e.g. an external server): the breakdown is left out
@@ -31,9 +31,7 @@ final class PgStatistics {
   /** The statements of this database by total server execution time during the drain (pg_stat_statements). */
   static JsonArray topStatements(Pool client) throws Exception {
     JsonArray top = new JsonArray();
-    await(client.query("SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time,"
-        + " mean_exec_time, rows FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database"
-        + " WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 16").execute())
+    await(client.query(BenchSql.TOP_STATEMENTS).execute())
         .forEach(row -> {
           String query = row.getString("query");
           top.add(new JsonObject().put("query", query.length() > 160 ? query.substring(0, 157) + "..." : query)
@@ -46,9 +44,8 @@ final class PgStatistics {
   /** Transactions committed and rolled back in this database (pg_stat_database; its counters lag ~0.5 s). */
   record Transactions(long commits, long rollbacks) {
     static Transactions read(Pool client) throws Exception {
-      await(client.query("SELECT pg_stat_clear_snapshot()").execute());
-      Row row = await(client.query("SELECT xact_commit, xact_rollback FROM pg_stat_database"
-          + " WHERE datname = current_database()").execute()).iterator().next();
+      await(client.query(BenchSql.CLEAR_STATISTICS_SNAPSHOT).execute());
+      Row row = await(client.query(BenchSql.TRANSACTIONS).execute()).iterator().next();
       return new Transactions(row.getLong("xact_commit"), row.getLong("xact_rollback"));
     }
   }

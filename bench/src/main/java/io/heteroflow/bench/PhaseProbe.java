@@ -70,7 +70,7 @@ final class PhaseProbe {
         .put("plugin_config_read_ms", round2(pluginsMs[2]));
     phases.put("decide_loaded_cluster", DecideProbe.run(services, burst));
     phases.put("pg_select_1_round_trip", timed.timedRun(0, 300, 1,
-        i -> services.pool().query("SELECT 1").execute().map(rows -> true)));
+        i -> services.pool().query(BenchSql.SELECT_ONE).execute().map(rows -> true)));
 
     // bind round trips on free cards of distinct nodes, through the bus as the scheduler sends them
     Future<List<NodeInfo>> nodes = services.nodes().snapshotNodes();

@@ -28,21 +28,13 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RawPgBench implements AutoCloseable {
   static final String CLIENT = "vertx-pg-client";
-  static final String CAS_SQL = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
-      + " scheduled_at = now() WHERE id = $1 AND status = 'pending'";
-  static final String CAPACITY_SQL = "UPDATE nodes SET gpu_used = gpu_used + 1, version = version + 1"
-      + " WHERE id = $1 AND gpu_used + 1 <= gpu_total";
-
   /**
    * Transactions per second with 1 and with 16 concurrent clients, and with 16 clients when each transaction
-   * first share-locks the one leader row as the bind's fence check does ({@link #FENCE_SQL}).
+   * first share-locks the one leader row as the bind's fence check does ({@link BenchSql#RAW_BIND_FENCE}).
    */
   record Rates(double oneClient, double sixteenClients, double sixteenClientsWithFence, double jvmCpuMsPerTx16,
                double pgCpuMsPerTx16) {
   }
-
-  /** What LeaderStore.checkFence adds to every bind: a share lock on the single leader row. */
-  static final String FENCE_SQL = "SELECT term FROM leader WHERE id = 1 FOR SHARE";
 
   private final Vertx vertx;
   private final Pool setup;
@@ -72,12 +64,10 @@ final class RawPgBench implements AutoCloseable {
     scratch.migrateBlocking();
     Vertx vertx = Vertx.vertx();
     Pool setup = open(vertx, scratch, 2);
-    await(setup.query("INSERT INTO nodes (id, gpu_vendor, gpu_total, cpu_cores, memory_total_gb)"
-        + " SELECT 'raw-' || lpad(g::text, 5, '0'), 'nvidia', 1000000000, 128, 1024"
-        + " FROM generate_series(0, " + (nodes - 1) + ") g").execute());
+    await(setup.preparedQuery(BenchSql.RAW_INSERT_NODES).execute(Tuple.of(nodes)));
     List<String> nodeIds = new ArrayList<>();
-    await(setup.query("SELECT id FROM nodes ORDER BY id").execute()).forEach(row -> nodeIds.add(row.getString("id")));
-    long postmaster = ProcessStats.postmasterOf(await(setup.query("SELECT pg_backend_pid() AS pid").execute())
+    await(setup.query(BenchSql.NODE_IDS).execute()).forEach(row -> nodeIds.add(row.getString("id")));
+    long postmaster = ProcessStats.postmasterOf(await(setup.query(BenchSql.BACKEND_PID).execute())
         .iterator().next().getInteger("pid"));
     return new RawPgBench(vertx, setup, open(vertx, scratch, 16), nodeIds, postmaster);
   }
@@ -118,13 +108,11 @@ final class RawPgBench implements AutoCloseable {
 
   /** Inserts {@code count} pending tasks, vacuums, and queues the ids of all pending tasks. */
   private void addPending(long count) throws Exception {
-    await(setup.query("INSERT INTO tasks (id, tenant, name, type, status, priority, spec)"
-        + " SELECT gen_random_uuid(), 'default', 'raw', 'job', 'pending', 50, '{}'::jsonb"
-        + " FROM generate_series(1, " + count + ")").execute());
-    await(setup.query("VACUUM ANALYZE tasks").execute());
-    await(setup.query("VACUUM ANALYZE nodes").execute());
+    await(setup.preparedQuery(BenchSql.RAW_INSERT_PENDING).execute(Tuple.of(count)));
+    await(setup.query(BenchSql.vacuumAnalyze("tasks")).execute());
+    await(setup.query(BenchSql.vacuumAnalyze("nodes")).execute());
     ConcurrentLinkedQueue<UUID> ids = new ConcurrentLinkedQueue<>();
-    await(setup.query("SELECT id FROM tasks WHERE status = 'pending'").execute())
+    await(setup.query(BenchSql.PENDING_TASK_IDS).execute())
         .forEach(row -> ids.add(row.getUUID("id")));
     pending = ids;
   }
@@ -167,7 +155,7 @@ final class RawPgBench implements AutoCloseable {
     }
     String node = nodeIds.get((int) (nodeCursor.getAndIncrement() % nodeIds.size()));
     conn.begin()
-        .compose(tx -> (fence ? conn.preparedQuery(FENCE_SQL).execute().mapEmpty() : Future.succeededFuture())
+        .compose(tx -> (fence ? conn.preparedQuery(BenchSql.RAW_BIND_FENCE).execute().mapEmpty() : Future.succeededFuture())
             .compose(v -> transaction(conn, task, node)).compose(v -> tx.commit()))
         .onSuccess(v -> {
           committed.incrementAndGet();
@@ -177,12 +165,12 @@ final class RawPgBench implements AutoCloseable {
   }
 
   private static Future<Void> transaction(SqlConnection conn, UUID task, String node) {
-    return conn.preparedQuery(CAS_SQL).execute(Tuple.of(task, node))
+    return conn.preparedQuery(BenchSql.RAW_BIND_TASK).execute(Tuple.of(task, node))
         .compose(claimed -> {
           if (claimed.rowCount() != 1) {
             throw new IllegalStateException("raw bind: task " + task + " was not pending");
           }
-          return conn.preparedQuery(CAPACITY_SQL).execute(Tuple.of(node));
+          return conn.preparedQuery(BenchSql.RAW_BIND_NODE).execute(Tuple.of(node));
         })
         .map(accounted -> {
           if (accounted.rowCount() != 1) {
@@ -208,7 +196,8 @@ final class RawPgBench implements AutoCloseable {
     }
   }
 
-  static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get();
+  /** Waits without BenchFutures' 120 s limit: one measured run lasts --pg-seconds, which may be up to 600 s. */
+  private static <T> T await(Future<T> future) {
+    return future.await();
   }
 }

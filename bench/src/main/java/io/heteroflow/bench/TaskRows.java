@@ -19,15 +19,6 @@ import java.util.UUID;
  */
 final class TaskRows {
   private static final int INSERT_CHUNK = 1000;
-  private static final String INSERT_BURST = "WITH created AS ("
-      + "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible, gpu_required, gpu_memory_mb, spec,"
-      + " cpu_cores, memory_mb)"
-      + " SELECT u.id, 'default', u.name, u.type, 'pending', u.priority, false, u.gpu, u.gpu_memory, u.spec::jsonb,"
-      + " u.cpu, u.memory FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::bigint[],"
-      + " $7::text[], $8::float8[], $9::bigint[]) AS u(id, name, type, priority, gpu, gpu_memory, spec, cpu, memory)"
-      + " RETURNING id)"
-      + " INSERT INTO task_events (task_id, kind, from_status, to_status, message)"
-      + " SELECT id, 'transition', NULL, 'pending', 'created' FROM created";
 
   private TaskRows() {}
 
@@ -59,7 +50,7 @@ final class TaskRows {
         cpus[i] = spec.cpuCores();
         memory[i] = spec.memoryMb();
       }
-      await(client.preparedQuery(INSERT_BURST).execute(Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(names)
+      await(client.preparedQuery(BenchSql.INSERT_TASKS).execute(Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(names)
           .addArrayOfString(types).addArrayOfInteger(priorities).addArrayOfInteger(gpus).addArrayOfLong(gpuMemory)
           .addArrayOfString(specs).addArrayOfDouble(cpus).addArrayOfLong(memory)));
     }
@@ -70,8 +61,7 @@ final class TaskRows {
   static void release(Services services, Pool client, String name) throws Exception {
     List<UUID> scheduled = new ArrayList<>();
     List<UUID> pending = new ArrayList<>();
-    await(client.query("SELECT id, status FROM tasks WHERE name = '" + name + "'"
-        + " AND status IN ('pending', 'scheduled')").execute()).forEach(row ->
+    await(client.preparedQuery(BenchSql.UNRELEASED_TASKS).execute(Tuple.of(name))).forEach(row ->
         (row.getString("status").equals("scheduled") ? scheduled : pending).add(row.getUUID("id")));
     TaskStore.Details released = new TaskStore.Details(null, null, "BenchRelease", "released by the benchmark");
     await(forEachLimited(scheduled, 16,

@@ -16,6 +16,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.Tuple;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Map;
@@ -80,8 +81,7 @@ final class WarmUpAndHalfLoad {
     TaskRows.insert(client, TaskMix.generate(WARMUP_NAME, tasks, options.seed() + 1 + wave));
     vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "benchmark warm-up"));
     drain.awaitDrain(client, WARMUP_NAME, Math.min(options.timeoutSeconds(), 300));
-    Row rate = await(client.query("SELECT count(*) AS n, extract(epoch FROM max(scheduled_at) - min(created_at))::float8"
-        + " AS s FROM tasks WHERE name = '" + WARMUP_NAME + "' AND status = 'scheduled'").execute()).iterator().next();
+    Row rate = await(client.preparedQuery(BenchSql.SCHEDULED_RATE).execute(Tuple.of(WARMUP_NAME))).iterator().next();
     if (rate.getLong("n") > 0 && rate.getDouble("s") != null && rate.getDouble("s") > 0) {
       warmRate = rate.getLong("n") / rate.getDouble("s");
     }
@@ -140,8 +140,7 @@ final class WarmUpAndHalfLoad {
     await(submitted.future());
     double submitSeconds = seconds(System.nanoTime() - start);
     String ending = drain.awaitDrain(client, HALF_LOAD_NAME, Math.min(options.timeoutSeconds(), 300));
-    RowSet<Row> rows = await(client.query("SELECT id, scheduled_at FROM tasks WHERE name = '" + HALF_LOAD_NAME
-        + "' AND scheduled_at IS NOT NULL").execute());
+    RowSet<Row> rows = await(client.preparedQuery(BenchSql.SCHEDULED_AT).execute(Tuple.of(HALF_LOAD_NAME)));
     double[] latencyMs = new double[submittedMicros.size()];
     int bound = 0;
     for (Row row : rows) {

@@ -36,7 +36,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine;
@@ -310,7 +309,7 @@ public final class Main implements Runnable {
                                                  PrometheusMeterRegistry registry) throws Exception {
     try {
       return await(ControlPlane.deploy(vertx, database, options, registry));
-    } catch (ExecutionException e) {
+    } catch (Exception e) { // await throws the deployment's own failure, unwrapped
       for (Throwable cause = e; cause != null; cause = cause.getCause()) {
         if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("Address already in use")) {
           throw new Cli.Refusal("HTTP port " + options.httpPort() + " is already in use: stop what listens there, "
@@ -387,7 +386,7 @@ public final class Main implements Runnable {
 
   private static void shutdown(Vertx vertx, EmbeddedDatabase postgres) {
     try {
-      vertx.close().toCompletionStage().toCompletableFuture().get();
+      vertx.close().await();
     } catch (Exception e) {
       System.err.println("closing Vert.x: " + e);
     }
@@ -400,7 +399,8 @@ public final class Main implements Runnable {
     }
   }
 
-  static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get();
+  /** The future's result, waited for on this (non event-loop) thread; its failure is thrown as it is. */
+  static <T> T await(Future<T> future) {
+    return future.await();
   }
 }
