@@ -83,10 +83,6 @@ final class ProcessStats {
     return statusKb("VmHWM") / 1024.0;
   }
 
-  static double rssMb() {
-    return statusKb("VmRSS") / 1024.0;
-  }
-
   /**
    * Resets VmHWM to the current RSS (Linux: writing 5 to /proc/self/clear_refs), so each scenario reports its
    * own peak; answers whether the kernel accepted it.
