@@ -145,7 +145,7 @@ public final class Main implements Runnable {
       ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
           ControlPlane.Options.defaults(port, token, config), registry);
       Path logs = postgres.taskLogs();
-      await(deployAgents(vertx, nodes, logs, false));
+      deployAgents(vertx, nodes, logs, false).await();
 
       Database db = postgres.database();
       System.out.println("HeteroFlow dev is up.");
@@ -250,7 +250,7 @@ public final class Main implements Runnable {
       Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
       Vertx vertx = Cluster.join(cluster, true, null);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
-      await(deployAgents(vertx, nodes, logs, executor.equals("docker")));
+      deployAgents(vertx, nodes, logs, executor.equals("docker")).await();
       System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()
           + " (" + executor + " executor, task logs in " + logs + ")");
       new CountDownLatch(1).await();
@@ -308,7 +308,7 @@ public final class Main implements Runnable {
   static ControlPlane.Running deployControlPlane(Vertx vertx, Database database, ControlPlane.Options options,
                                                  PrometheusMeterRegistry registry) throws Exception {
     try {
-      return await(ControlPlane.deploy(vertx, database, options, registry));
+      return ControlPlane.deploy(vertx, database, options, registry).await();
     } catch (Exception e) { // await throws the deployment's own failure, unwrapped
       for (Throwable cause = e; cause != null; cause = cause.getCause()) {
         if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("Address already in use")) {
@@ -397,10 +397,5 @@ public final class Main implements Runnable {
         System.err.println("stopping PostgreSQL: " + e);
       }
     }
-  }
-
-  /** The future's result, waited for on this (non event-loop) thread; its failure is thrown as it is. */
-  static <T> T await(Future<T> future) {
-    return future.await();
   }
 }
