@@ -66,7 +66,7 @@ public final class GpuCheck {
     try {
       RunSpec spec = new RunSpec("gpu-check", null, command,
           Map.of(detection.vendor().visibilityVariable(), visible), 300, detection.vendor(), cards);
-      ExitReport exit = executor.start(spec).toCompletionStage().toCompletableFuture().get(6, TimeUnit.MINUTES);
+      ExitReport exit = executor.start(spec).await(6, TimeUnit.MINUTES);
       return new JsonObject().put("command", new JsonArray(command))
           .put("injected", detection.vendor().visibilityVariable() + "=" + visible)
           .put("outcome", exit.outcome().wire()).put("exit_code", exit.exitCode()).put("output", exit.logTail());

@@ -62,8 +62,7 @@ final class Cluster {
     vertxOptions.getEventBusOptions().setHost(host);
     VertxBuilder builder = registry == null ? Vertx.builder().with(vertxOptions)
         : ControlPlane.vertxBuilder(registry, vertxOptions);
-    return builder.withClusterManager(new HazelcastClusterManager(config)).buildClustered()
-        .toCompletionStage().toCompletableFuture().get();
+    return builder.withClusterManager(new HazelcastClusterManager(config)).buildClustered().await();
   }
 
   private static Config load(String file) throws FileNotFoundException {

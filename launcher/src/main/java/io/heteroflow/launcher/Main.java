@@ -12,7 +12,7 @@ import io.heteroflow.agent.simulated.FleetFile;
 import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
-import io.heteroflow.launcher.bench.BenchCommand;
+import io.heteroflow.bench.BenchCommand;
 import io.heteroflow.launcher.simulate.SimulateCommand;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -36,7 +36,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import picocli.CommandLine;
@@ -146,7 +145,7 @@ public final class Main implements Runnable {
       ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
           ControlPlane.Options.defaults(port, token, config), registry);
       Path logs = postgres.taskLogs();
-      await(deployAgents(vertx, nodes, logs, false));
+      deployAgents(vertx, nodes, logs, false).await();
 
       Database db = postgres.database();
       System.out.println("HeteroFlow dev is up.");
@@ -251,7 +250,7 @@ public final class Main implements Runnable {
       Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
       Vertx vertx = Cluster.join(cluster, true, null);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
-      await(deployAgents(vertx, nodes, logs, executor.equals("docker")));
+      deployAgents(vertx, nodes, logs, executor.equals("docker")).await();
       System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()
           + " (" + executor + " executor, task logs in " + logs + ")");
       new CountDownLatch(1).await();
@@ -309,8 +308,8 @@ public final class Main implements Runnable {
   static ControlPlane.Running deployControlPlane(Vertx vertx, Database database, ControlPlane.Options options,
                                                  PrometheusMeterRegistry registry) throws Exception {
     try {
-      return await(ControlPlane.deploy(vertx, database, options, registry));
-    } catch (ExecutionException e) {
+      return ControlPlane.deploy(vertx, database, options, registry).await();
+    } catch (Exception e) { // await throws the deployment's own failure, unwrapped
       for (Throwable cause = e; cause != null; cause = cause.getCause()) {
         if (cause instanceof BindException || String.valueOf(cause.getMessage()).contains("Address already in use")) {
           throw new Cli.Refusal("HTTP port " + options.httpPort() + " is already in use: stop what listens there, "
@@ -387,7 +386,7 @@ public final class Main implements Runnable {
 
   private static void shutdown(Vertx vertx, EmbeddedDatabase postgres) {
     try {
-      vertx.close().toCompletionStage().toCompletableFuture().get();
+      vertx.close().await();
     } catch (Exception e) {
       System.err.println("closing Vert.x: " + e);
     }
@@ -398,9 +397,5 @@ public final class Main implements Runnable {
         System.err.println("stopping PostgreSQL: " + e);
       }
     }
-  }
-
-  static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get();
   }
 }

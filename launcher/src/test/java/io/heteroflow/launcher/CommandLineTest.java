@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -32,10 +34,14 @@ class CommandLineTest {
 
   @Test
   void helpAndDashDashHelpListEverySubcommand() {
+    List<String> listed = new ArrayList<>(SUBCOMMANDS);
+    listed.add("help");
+    // every registered subcommand (bench comes from its own module) is one the help must list, and no other
+    assertEquals(Set.copyOf(listed), Main.commandLine().getSubcommands().keySet());
     for (String[] args : List.of(new String[] {"help"}, new String[] {"--help"})) {
       Run run = Run.of(args);
       assertEquals(0, run.status(), run.err());
-      for (String subcommand : SUBCOMMANDS) {
+      for (String subcommand : listed) {
         assertTrue(run.out().lines().anyMatch(line -> line.trim().startsWith(subcommand + " ")),
             String.join(" ", args) + " lists " + subcommand + ":\n" + run.out());
       }

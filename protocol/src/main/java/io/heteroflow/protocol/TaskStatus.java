@@ -41,10 +41,6 @@ public enum TaskStatus {
     return TERMINAL.contains(this);
   }
 
-  public Set<TaskStatus> successors() {
-    return LEGAL.get(this);
-  }
-
   /** The wire and database spelling: lower case. */
   public String wire() {
     return name().toLowerCase(Locale.ROOT);

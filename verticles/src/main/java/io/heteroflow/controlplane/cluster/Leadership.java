@@ -5,8 +5,10 @@ import java.util.UUID;
 
 /**
  * This control plane's view of leadership: its member id, and the fence (member + term) while it leads.
- * Written only by {@link LeadershipVerticle}; read by the leader-only beats, which pass the fence to every
- * leader-only write so PostgreSQL refuses the writes of a term that has passed.
+ * Only {@link LeadershipVerticle} makes it lead ({@link #become}); it stops leading when that verticle steps
+ * down, or at once when a bind finds its term fenced (BindDispatcher calls {@link #stepDown}). The leader-only
+ * work (scheduling rounds, the registry's sweeps, backlog recovery) runs only while {@link #leading}; the binds
+ * also carry the fence, so PostgreSQL refuses the binds of a term that has passed.
  */
 public final class Leadership {
   private final String memberId;

@@ -1,7 +1,6 @@
 package io.heteroflow.agent.gpu.vendors;
 
 import io.heteroflow.agent.gpu.DetectedCard;
-import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
@@ -9,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,26 +19,17 @@ import java.util.regex.Pattern;
  * variable uses; otherwise (910B, one chip per NPU) it is the NPU id. Memory is HBM when the table has that
  * column, else Memory-Usage. Power and temperature may read {@code NA} or {@code -}; those become 0.
  */
-public final class AscendDetector implements GpuDetector {
+public final class AscendDetector extends ToolDetector {
   private static final String COMMAND = "npu-smi info";
   private static final Pattern USED_OF_TOTAL = Pattern.compile("(\\d{1,18})\\s*/\\s*(\\d{1,18})");
   private static final Pattern BUS_ID = Pattern.compile("([0-9A-Fa-f]{4,8}):([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\\.[0-7])");
 
-  @Override
-  public GpuVendor vendor() {
-    return GpuVendor.ASCEND;
+  public AscendDetector() {
+    super(GpuVendor.ASCEND, COMMAND, "npu-smi", "info");
   }
 
   @Override
-  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
-    Optional<String> output = host.run("npu-smi", "info");
-    if (output.isEmpty()) {
-      return List.of();
-    }
-    return parse(output.get(), host);
-  }
-
-  private static List<DetectedCard> parse(String output, HostProbe host) throws ToolOutputException {
+  List<DetectedCard> read(String output, HostProbe host) throws ToolOutputException {
     String[] chipHeader = null;
     List<String[]> chipRows = new ArrayList<>();
     for (String rawLine : output.split("\\R")) {

@@ -1,12 +1,10 @@
 package io.heteroflow.agent.gpu.vendors;
 
 import io.heteroflow.agent.gpu.DetectedCard;
-import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,26 +17,17 @@ import java.util.regex.Pattern;
  * JSON, so it would litter the agent's directory and race between agents sharing one, and no real sample of that
  * JSON was found to test against. The table reports no UUID or NUMA node, so those stay null.
  */
-public final class CambriconDetector implements GpuDetector {
+public final class CambriconDetector extends ToolDetector {
   static final String TOOL = "cnmon";
   private static final Pattern MEMORY_USAGE = Pattern.compile("(\\d+)\\s*MiB\\s*/\\s*(\\d+)\\s*MiB");
 
-  @Override
-  public GpuVendor vendor() {
-    return GpuVendor.CAMBRICON;
+  public CambriconDetector() {
+    super(GpuVendor.CAMBRICON, TOOL, TOOL);
   }
 
   @Override
-  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
-    Optional<String> output = host.run(TOOL);
-    if (output.isEmpty()) {
-      return List.of();
-    }
-    try {
-      return readCardTable(output.get());
-    } catch (RuntimeException unexpected) {
-      throw new ToolOutputException(TOOL + " output could not be read: " + unexpected);
-    }
+  List<DetectedCard> read(String output, HostProbe host) throws ToolOutputException {
+    return readCardTable(output);
   }
 
   private static List<DetectedCard> readCardTable(String output) throws ToolOutputException {

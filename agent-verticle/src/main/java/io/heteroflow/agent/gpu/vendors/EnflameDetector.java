@@ -1,14 +1,12 @@
 package io.heteroflow.agent.gpu.vendors;
 
 import io.heteroflow.agent.gpu.DetectedCard;
-import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -23,29 +21,20 @@ import java.util.regex.Pattern;
  * DUsed is taken as the utilization; the serial number is reported as the card's uuid. The card index is the
  * DEV column, which is what TOPS_VISIBLE_DEVICES counts.
  */
-public final class EnflameDetector implements GpuDetector {
+public final class EnflameDetector extends ToolDetector {
   static final String TOOL = "efsmi";
   private static final Pattern BUS_ID = Pattern.compile("\\p{XDigit}{2,4}(:\\p{XDigit}{2})+\\.[0-7]");
   private static final Pattern INTEGER = Pattern.compile("\\d{1,9}");
   private static final Pattern MEBIBYTES = Pattern.compile("(\\d{1,12})MiB");
   private static final Pattern PERCENT = Pattern.compile("(\\d{1,3})(\\.\\d+)?%");
 
-  @Override
-  public GpuVendor vendor() {
-    return GpuVendor.ENFLAME;
+  public EnflameDetector() {
+    super(GpuVendor.ENFLAME, TOOL, TOOL);
   }
 
   @Override
-  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
-    Optional<String> output = host.run(TOOL);
-    if (output.isEmpty()) {
-      return List.of();
-    }
-    try {
-      return parseTable(output.get());
-    } catch (RuntimeException unexpected) { // the contract: unreadable output is a ToolOutputException, always
-      throw new ToolOutputException("efsmi output could not be read: " + unexpected);
-    }
+  List<DetectedCard> read(String output, HostProbe host) throws ToolOutputException {
+    return parseTable(output);
   }
 
   /** The cards in one efsmi table; throws when a card's rows are missing, truncated or unreadable. */

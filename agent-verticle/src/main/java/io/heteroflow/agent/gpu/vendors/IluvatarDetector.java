@@ -8,7 +8,6 @@ import static io.heteroflow.agent.gpu.vendors.NvidiaDetector.reading;
 import static io.heteroflow.agent.gpu.vendors.NvidiaDetector.requiredInt;
 
 import io.heteroflow.agent.gpu.DetectedCard;
-import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
@@ -24,7 +23,7 @@ import java.util.Optional;
  * differ between versions): two rows per card under the {@code IX-ML:} header, then a {@code Processes:} section.
  * On dual-die boards one die's power reads {@code N/A / N/A}; power is not read.
  */
-public final class IluvatarDetector implements GpuDetector {
+public final class IluvatarDetector extends ToolDetector {
   static final String[] CSV_COMMAND = {"ixsmi", "--format=csv,noheader",
       "--query-gpu=index,name,memory.total,memory.used,utilization.gpu,temperature.gpu"};
   static final String[] TABLE_COMMAND = {"ixsmi"};
@@ -33,31 +32,29 @@ public final class IluvatarDetector implements GpuDetector {
   private static final String TABLE_HEADER = "IX-ML:";
   private static final String PROCESSES_TITLE = "Processes:";
 
-  @Override
-  public GpuVendor vendor() {
-    return GpuVendor.ILUVATAR;
+  public IluvatarDetector() {
+    super(GpuVendor.ILUVATAR, "ixsmi", CSV_COMMAND);
   }
 
+  /** The CSV query; an ixsmi that rejects it is asked for its table (and when it has none, the rejection stands). */
   @Override
-  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
-    Optional<String> csv;
+  Optional<String> answer(HostProbe host) throws ToolOutputException {
     try {
-      csv = host.run(CSV_COMMAND);
+      return host.run(CSV_COMMAND);
     } catch (ToolOutputException queryRejected) {
-      String table = host.run(TABLE_COMMAND).orElseThrow(() -> queryRejected);
-      return readSafely(table, host);
+      return Optional.of(host.run(TABLE_COMMAND).orElseThrow(() -> queryRejected));
     }
-    return csv.isEmpty() ? List.of() : readSafely(csv.get(), host);
   }
 
-  private static List<DetectedCard> readSafely(String output, HostProbe host) throws ToolOutputException {
-    try {
-      return output.contains(TABLE_HEADER) ? tableCards(output, host) : csvCards(output);
-    } catch (ToolOutputException unreadable) {
-      throw new ToolOutputException("ixsmi " + unreadable.getMessage());
-    } catch (RuntimeException unexpected) {
-      throw new ToolOutputException("ixsmi output could not be read: " + unexpected);
-    }
+  /** The parser's messages say where ("line 2: …"); the operator also needs to know which tool. */
+  @Override
+  ToolOutputException unreadable(ToolOutputException thrown) {
+    return namingTheTool(thrown);
+  }
+
+  @Override
+  List<DetectedCard> read(String output, HostProbe host) throws ToolOutputException {
+    return output.contains(TABLE_HEADER) ? tableCards(output, host) : csvCards(output);
   }
 
   private static List<DetectedCard> csvCards(String output) throws ToolOutputException {

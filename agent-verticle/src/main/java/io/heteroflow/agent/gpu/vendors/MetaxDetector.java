@@ -1,12 +1,10 @@
 package io.heteroflow.agent.gpu.vendors;
 
 import io.heteroflow.agent.gpu.DetectedCard;
-import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -21,7 +19,7 @@ import java.util.regex.Pattern;
  * no UUID or NUMA node, so those stay null. When the header's "Attached GPUs" count disagrees with the table,
  * the output was cut off.
  */
-public final class MetaxDetector implements GpuDetector {
+public final class MetaxDetector extends ToolDetector {
   static final String TOOL = "mx-smi";
   private static final Pattern MEMORY_USAGE = Pattern.compile("(\\d+)\\s*(?:MiB)?\\s*/\\s*(\\d+)\\s*MiB");
   private static final Pattern SPELLED_OUT_MODEL = Pattern.compile("(?i)metax\\s+(\\S+)");
@@ -29,22 +27,13 @@ public final class MetaxDetector implements GpuDetector {
   private static final List<String> FREE_TEXT_COLUMNS = List.of("Pwr:Usage/Cap", "Power", "Name", "NAME");
   private static final Pattern ATTACHED_GPUS = Pattern.compile("Attached GPUs\\s*:\\s*(\\d+)");
 
-  @Override
-  public GpuVendor vendor() {
-    return GpuVendor.METAX;
+  public MetaxDetector() {
+    super(GpuVendor.METAX, TOOL, TOOL);
   }
 
   @Override
-  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
-    Optional<String> output = host.run(TOOL);
-    if (output.isEmpty()) {
-      return List.of();
-    }
-    try {
-      return readGpuTable(output.get());
-    } catch (RuntimeException unexpected) {
-      throw new ToolOutputException(TOOL + " output could not be read: " + unexpected);
-    }
+  List<DetectedCard> read(String output, HostProbe host) throws ToolOutputException {
+    return readGpuTable(output);
   }
 
   /** {@code MetaX C550} and {@code MXC550} both become {@code MXC550}; anything else is kept as printed. */

@@ -1,14 +1,12 @@
 package io.heteroflow.agent.gpu.vendors;
 
 import io.heteroflow.agent.gpu.DetectedCard;
-import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,29 +22,20 @@ import java.util.regex.Pattern;
  * last cell starts with the temperature. Cells are split into whitespace tokens, so column widths (which differ
  * between tool versions 1.x and 2.x) do not matter. The table reports no UUID and no NUMA node.
  */
-public final class MusaDetector implements GpuDetector {
+public final class MusaDetector extends ToolDetector {
   static final String[] COMMAND = {"mthreads-gmi"};
 
   private static final Pattern USED_OF_TOTAL = Pattern.compile("(\\d{1,15})MiB\\((\\d{1,15})MiB\\)");
   private static final Pattern NUMBER = Pattern.compile("\\d{1,9}");
   private static final Pattern ANSI_ESCAPE = Pattern.compile("\u001B\\[[0-9;?]*[ -/]*[@-~]");
 
-  @Override
-  public GpuVendor vendor() {
-    return GpuVendor.MUSA;
+  public MusaDetector() {
+    super(GpuVendor.MUSA, "mthreads-gmi", COMMAND);
   }
 
   @Override
-  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
-    Optional<String> output = host.run(COMMAND);
-    if (output.isEmpty()) {
-      return List.of();
-    }
-    try {
-      return parseTable(output.get());
-    } catch (RuntimeException unexpected) {
-      throw new ToolOutputException("mthreads-gmi output could not be read: " + unexpected);
-    }
+  List<DetectedCard> read(String output, HostProbe host) throws ToolOutputException {
+    return parseTable(output);
   }
 
   static List<DetectedCard> parseTable(String output) throws ToolOutputException {

@@ -1,7 +1,6 @@
 package io.heteroflow.agent.gpu.vendors;
 
 import io.heteroflow.agent.gpu.DetectedCard;
-import io.heteroflow.agent.gpu.GpuDetector;
 import io.heteroflow.agent.gpu.HostProbe;
 import io.heteroflow.agent.gpu.ToolOutputException;
 import io.heteroflow.protocol.GpuVendor;
@@ -19,7 +18,7 @@ import java.util.regex.Pattern;
  * Values the card does not report ({@code N/A}, {@code [N/A]}, {@code [Not Supported]}) become 0 or null; units
  * are tolerated when present. The NUMA node comes from the card's PCI device in sysfs.
  */
-public final class NvidiaDetector implements GpuDetector {
+public final class NvidiaDetector extends ToolDetector {
   static final List<String> QUERY_FIELDS = List.of("index", "uuid", "name", "memory.total", "memory.used",
       "utilization.gpu", "temperature.gpu", "pci.bus_id");
   static final String[] COMMAND = {"nvidia-smi", "--query-gpu=" + String.join(",", QUERY_FIELDS),
@@ -31,27 +30,18 @@ public final class NvidiaDetector implements GpuDetector {
   private static final Pattern BUS_ID =
       Pattern.compile("([0-9a-fA-F]{1,8}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\\.([0-7])");
 
+  public NvidiaDetector() {
+    super(GpuVendor.NVIDIA, "nvidia-smi", COMMAND);
+  }
+
+  /** The parser's messages say where ("line 2: …"); the operator also needs to know which tool. */
   @Override
-  public GpuVendor vendor() {
-    return GpuVendor.NVIDIA;
+  ToolOutputException unreadable(ToolOutputException thrown) {
+    return namingTheTool(thrown);
   }
 
   @Override
-  public List<DetectedCard> detect(HostProbe host) throws ToolOutputException {
-    Optional<String> output = host.run(COMMAND);
-    if (output.isEmpty()) {
-      return List.of();
-    }
-    try {
-      return cards(output.get(), host);
-    } catch (ToolOutputException unreadable) {
-      throw new ToolOutputException("nvidia-smi " + unreadable.getMessage());
-    } catch (RuntimeException unexpected) {
-      throw new ToolOutputException("nvidia-smi output could not be read: " + unexpected);
-    }
-  }
-
-  private static List<DetectedCard> cards(String output, HostProbe host) throws ToolOutputException {
+  List<DetectedCard> read(String output, HostProbe host) throws ToolOutputException {
     List<String> lines = output.lines().toList();
     List<DetectedCard> cards = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {

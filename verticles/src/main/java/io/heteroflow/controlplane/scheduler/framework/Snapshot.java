@@ -8,10 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The cluster as one scheduling round sees it, read from PostgreSQL once per round: nodes with their card
- * use, and the tenant boundary. A round stages each committed bind here ({@link #assume}) so later tasks of
- * the same round see it; the next round starts again from PostgreSQL, so a staged decision the database
- * refused is simply forgotten.
+ * The cluster as the scheduler sees it: nodes with their card use, and the tenant boundary. The leader keeps
+ * one between rounds (SnapshotCache): each round brings it up to date by replacing only the nodes PostgreSQL
+ * says changed ({@link #replace}), and stages each placement here as soon as it is decided ({@link #assume}),
+ * before its bind commits, so later tasks of the round see it. A staged placement whose bind the database
+ * refused is corrected when a later round reads that node again. Every replacement is logged
+ * ({@link #changeCount}) so the decision memo knows which nodes to look at again; a change of tenant boundary,
+ * a node that disappeared or a long log makes the cache start a fresh snapshot.
  */
 public final class Snapshot {
   private final Map<String, NodeInfo> nodes = new LinkedHashMap<>();
@@ -65,7 +68,7 @@ public final class Snapshot {
     return boundary;
   }
 
-  /** Replaces a node's view (e.g. a simulator reflecting new load). */
+  /** Replaces a node's view (a node read again from PostgreSQL, or a simulator reflecting new load). */
   public void replace(NodeInfo node) {
     nodes.put(node.id(), node);
     changes.add(node.id());
