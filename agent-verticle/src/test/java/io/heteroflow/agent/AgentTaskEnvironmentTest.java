@@ -109,11 +109,13 @@ class AgentTaskEnvironmentTest {
     }
 
     @Override
-    public void onMessage(String address, Consumer<JsonObject> handler) {
+    public Future<Void> onMessage(String address, Consumer<JsonObject> handler) {
+      return Future.succeededFuture();
     }
 
     @Override
-    public void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
+    public Future<Void> onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
+      return Future.succeededFuture();
     }
   }
 }

@@ -1,11 +1,12 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.scheduler.framework.ConfigPlugin;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry.Registration;
 import io.heteroflow.controlplane.scheduler.framework.PluginState;
+import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -25,11 +26,13 @@ import java.util.Set;
  */
 final class PluginRoutes {
   private final Vertx vertx;
-  private final Services services;
+  private final PluginConfigStore plugins;
+  private final PluginRegistry registry;
 
-  PluginRoutes(Vertx vertx, Services services) {
+  PluginRoutes(Vertx vertx, PluginConfigStore plugins, PluginRegistry registry) {
     this.vertx = vertx;
-    this.services = services;
+    this.plugins = plugins;
+    this.registry = registry;
   }
 
   void mount(Router api) {
@@ -39,7 +42,7 @@ final class PluginRoutes {
   }
 
   private Future<Reply> effective() {
-    return services.plugins().load().map(services.registry()::build)
+    return plugins.load().map(registry::build)
         .map(set -> Reply.ok(new JsonObject().put("plugins", describe(set.states()))));
   }
 
@@ -57,14 +60,14 @@ final class PluginRoutes {
       }
       throw locked(plugin);
     }
-    return services.plugins().load().compose(persisted -> {
-      Map<String, PluginConfig> current = services.registry().effective(persisted);
+    return plugins.load().compose(persisted -> {
+      Map<String, PluginConfig> current = registry.effective(persisted);
       PluginConfig config = current.get(plugin.name());
       int weight = enable && config.weight() == 0 && plugin.kind().contains("score") ? 1 : config.weight();
       List<PluginConfig> changes = new ArrayList<>();
       changes.add(new PluginConfig(plugin.name(), enable, weight, config.extra()));
       if (enable) {
-        services.registry().exclusivePartner(plugin.name()).map(current::get).ifPresent(partner ->
+        registry.exclusivePartner(plugin.name()).map(current::get).ifPresent(partner ->
             changes.add(new PluginConfig(partner.name(), false, partner.weight(), partner.extra())));
       }
       return save(changes);
@@ -87,8 +90,8 @@ final class PluginRoutes {
     if (stage != null && !(instance instanceof ConfigPlugin)) {
       throw ApiError.badField("preempt_stage", "only the preempt plugin has preempt_stage");
     }
-    return services.plugins().load().compose(persisted -> {
-      PluginConfig config = services.registry().effective(persisted).get(plugin.name());
+    return plugins.load().compose(persisted -> {
+      PluginConfig config = registry.effective(persisted).get(plugin.name());
       Map<String, Object> extra = config.extra();
       if (stage != null) {
         try {
@@ -103,7 +106,7 @@ final class PluginRoutes {
   }
 
   private Future<Reply> save(List<PluginConfig> changes) {
-    return services.plugins().save(changes).compose(v -> {
+    return plugins.save(changes).compose(v -> {
       vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "plugins changed"));
       return effective();
     });
@@ -111,7 +114,7 @@ final class PluginRoutes {
 
   private Registration plugin(RoutingContext ctx) {
     String name = ctx.pathParam("name");
-    return services.registry().find(name).orElseThrow(() -> ApiError.notFound("plugin " + name));
+    return registry.find(name).orElseThrow(() -> ApiError.notFound("plugin " + name));
   }
 
   private static ApiError locked(Registration plugin) {

@@ -1,9 +1,10 @@
 package io.heteroflow.controlplane.scheduler;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.registry.AgentMessages;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
+import io.heteroflow.controlplane.store.BatchBindStore;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.protocol.BusAddresses;
@@ -23,16 +24,19 @@ import java.util.Map;
  * matter: the task CAS, the card index and the term fence decide.
  */
 public final class BindVerticle extends VerticleBase {
-  private final Services services;
+  private final BatchBindStore batchBinds;
+  private final ControlPlaneMetrics metrics;
 
-  public BindVerticle(Services services) {
-    this.services = services;
+  public BindVerticle(BatchBindStore batchBinds, ControlPlaneMetrics metrics) {
+    this.batchBinds = batchBinds;
+    this.metrics = metrics;
   }
 
+  /** Completes once the consumer is registered (on the clustered bus: known to every member). */
   @Override
   public Future<?> start() {
-    vertx.eventBus().consumer(BusAddresses.SCHEDULER_BIND, message -> BusPayload.answer(message, this::bind));
-    return Future.succeededFuture();
+    return vertx.eventBus().consumer(BusAddresses.SCHEDULER_BIND, message -> BusPayload.answer(message, this::bind))
+        .completion();
   }
 
   /** A malformed batch is refused as a whole (400 naming the field) before anything is bound. */
@@ -48,8 +52,8 @@ public final class BindVerticle extends VerticleBase {
               shard.requiredInteger("compute_percent"),
               shard.requiredString("qos"))));
     }
-    return services.batchBinds().bind(requests, term)
-        .onSuccess(result -> services.metrics().fencedBinds((int) result.outcomes().stream()
+    return batchBinds.bind(requests, term)
+        .onSuccess(result -> metrics.fencedBinds((int) result.outcomes().stream()
             .filter(BindStore.Outcome::fenced).count()))
         .map(result -> new JsonObject()
         .put("outcomes", new JsonArray(result.outcomes().stream().map(BindVerticle::toJson).toList()))
