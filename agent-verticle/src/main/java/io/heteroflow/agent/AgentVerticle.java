@@ -68,16 +68,20 @@ public final class AgentVerticle extends VerticleBase {
     this.transport = transport;
   }
 
+  /**
+   * Completes once its run, stop and logs handlers are reachable (cluster-wide on a clustered bus); the first
+   * heartbeat goes out only then, so a run pushed in answer to it finds the handler.
+   */
   @Override
   public Future<?> start() {
     if (transport == null) {
       transport = new EventBusTransport(vertx.eventBus(), REQUEST_TIMEOUT_MS);
     }
-    transport.onMessage(BusAddresses.agentRun(node.nodeId()), this::pushed);
-    transport.onMessage(BusAddresses.agentStop(node.nodeId()), message -> stop(Stop.fromJson(message).taskId()));
-    transport.onRequest(BusAddresses.agentLogs(node.nodeId()), body -> logs(body).map(Logs.Answer::toJson));
-    vertx.setPeriodic(0, heartbeatMs, id -> heartbeat());
-    return Future.succeededFuture();
+    return Future.all(
+        transport.onMessage(BusAddresses.agentRun(node.nodeId()), this::pushed),
+        transport.onMessage(BusAddresses.agentStop(node.nodeId()), message -> stop(Stop.fromJson(message).taskId())),
+        transport.onRequest(BusAddresses.agentLogs(node.nodeId()), body -> logs(body).map(Logs.Answer::toJson)))
+        .onSuccess(all -> vertx.setPeriodic(0, heartbeatMs, id -> heartbeat()));
   }
 
   @Override

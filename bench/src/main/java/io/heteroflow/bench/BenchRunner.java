@@ -5,7 +5,6 @@ import static io.heteroflow.bench.BenchFigures.round3;
 import static io.heteroflow.bench.BenchFutures.await;
 
 import io.heteroflow.controlplane.ControlPlane;
-import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -118,27 +117,26 @@ public final class BenchRunner {
       result.put("offline_grace_s", cpOptions.offlineGraceSeconds());
       BindTracker bindTracker = new BindTracker(vertx.eventBus());
       ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, cpOptions, registry));
-      Services services = running.services();
-      awaitLeadership(services);
+      awaitLeadership(running);
       client = PgBuilder.pool().with(new PoolOptions().setMaxSize(2))
           .connectingTo(new PgConnectOptions(database.options()).setCachePreparedStatements(true))
           .using(vertx).build();
 
       // 3. the fleet
-      SimulatedFleet fleet = SimulatedFleet.register(vertx, services, scenario.nodes(), options.heartbeatSeconds(),
+      SimulatedFleet fleet = SimulatedFleet.register(vertx, running, scenario.nodes(), options.heartbeatSeconds(),
           this::log, result);
 
       // warm-up: a smaller burst through the same path, then released, so the measured drain sees a warm JIT
       Drain drain = new Drain(options.stallSeconds(), this::log);
       WarmUpAndHalfLoad warm = new WarmUpAndHalfLoad(scenario, options, drain, this::log);
       if (options.warmupTasks() > 0) {
-        warm.warmUp(services, vertx, client, result);
+        warm.warmUp(running, vertx, client, result);
       }
 
       // steady arrivals at half the warm control plane's rate, through TaskStore.create and a kick per task
       if (options.halfLoadSeconds() > 0 && warm.warmRate() > 0) {
         double rate = options.halfLoadRate() > 0 ? options.halfLoadRate() : warm.warmRate() / 2;
-        result.put("half_load", warm.halfLoad(services, vertx, client, rate));
+        result.put("half_load", warm.halfLoad(running, vertx, client, rate));
       }
       if (options.warmupTasks() > 0) { // what autovacuum would have done by now in a long-running cluster
         for (String table : BenchSql.VACUUMED_TABLES) {
@@ -150,7 +148,7 @@ public final class BenchRunner {
       List<TaskMix.Task> burst = TaskMix.generate(scenario.tasks(), options.seed());
       JsonObject phases = new JsonObject();
       if (options.probes()) {
-        phases.put("decide_empty_cluster", DecideProbe.run(services, burst));
+        phases.put("decide_empty_cluster", DecideProbe.run(running, burst));
       }
 
       // 5. the burst, the kick, the drain; 6. what happened, from PostgreSQL
@@ -159,7 +157,7 @@ public final class BenchRunner {
 
       // 7. what one round is made of, on the loaded cluster
       if (options.probes()) {
-        new PhaseProbe(postmaster, this::log).run(services, vertx, client, registry, raw, burst, phases);
+        new PhaseProbe(postmaster, this::log).run(running, vertx, client, registry, raw, burst, phases);
         result.put("phases", phases);
       }
       fleet.stopHeartbeats();
@@ -212,9 +210,9 @@ public final class BenchRunner {
         .put("clients_16_pg_cpu_ms_per_tx", round3(rates.pgCpuMsPerTx16()));
   }
 
-  private void awaitLeadership(Services services) throws InterruptedException {
+  private void awaitLeadership(ControlPlane.Running running) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!services.leadership().leading()) {
+    while (!running.leadership().leading()) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("the control plane did not become leader within 30 s");
       }

@@ -5,7 +5,7 @@ import static io.heteroflow.bench.BenchFigures.round1;
 import static io.heteroflow.bench.BenchFigures.round2;
 import static io.heteroflow.bench.BenchFutures.await;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
@@ -25,28 +25,28 @@ final class DecideProbe {
   private DecideProbe() {}
 
   /** {@code decide} for the first 200 tasks of the burst on one snapshot, staging each (as a round does). */
-  static JsonObject run(Services services, List<TaskMix.Task> burst) throws Exception {
-    Future<List<NodeInfo>> nodes = services.nodes().snapshotNodes();
-    Future<TenantBoundary> boundary = services.nodes().tenantBoundary();
+  static JsonObject run(ControlPlane.Running controlPlane, List<TaskMix.Task> burst) throws Exception {
+    Future<List<NodeInfo>> nodes = controlPlane.stores().nodes().snapshotNodes();
+    Future<TenantBoundary> boundary = controlPlane.stores().nodes().tenantBoundary();
     await(Future.all(nodes, boundary));
-    PluginSet plugins = await(services.plugins().load().map(services.registry()::build));
+    PluginSet plugins = await(controlPlane.stores().plugins().load().map(controlPlane.registry()::build));
     List<TaskRequest> requests = new ArrayList<>();
     for (TaskMix.Task task : burst.subList(0, Math.min(200, burst.size()))) {
       requests.add(request(task.spec()));
     }
     // one unmeasured pass warms the JIT as a long-running scheduler would be
-    decideAll(services, requests, new Snapshot(nodes.result(), boundary.result()), plugins);
-    return decideAll(services, requests, new Snapshot(nodes.result(), boundary.result()), plugins);
+    decideAll(controlPlane, requests, new Snapshot(nodes.result(), boundary.result()), plugins);
+    return decideAll(controlPlane, requests, new Snapshot(nodes.result(), boundary.result()), plugins);
   }
 
-  private static JsonObject decideAll(Services services, List<TaskRequest> requests, Snapshot snapshot,
+  private static JsonObject decideAll(ControlPlane.Running controlPlane, List<TaskRequest> requests, Snapshot snapshot,
                                       PluginSet plugins) {
     double[] micros = new double[requests.size()];
     int placed = 0;
     long total = System.nanoTime();
     for (int i = 0; i < requests.size(); i++) {
       long start = System.nanoTime();
-      Decision decision = services.pipeline().decide(requests.get(i), snapshot, plugins);
+      Decision decision = controlPlane.pipeline().decide(requests.get(i), snapshot, plugins);
       micros[i] = (System.nanoTime() - start) / 1000.0;
       if (decision.isPlaced()) {
         placed++;

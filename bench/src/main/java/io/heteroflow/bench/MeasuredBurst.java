@@ -1,5 +1,6 @@
 package io.heteroflow.bench;
 
+import io.heteroflow.protocol.message.Kick;
 import static io.heteroflow.bench.BenchFigures.round1;
 import static io.heteroflow.bench.BenchFigures.round2;
 import static io.heteroflow.bench.BenchFigures.round3;
@@ -61,7 +62,7 @@ final class MeasuredBurst {
     long insertStart = System.nanoTime();
     TaskRows.insert(client, burst);
     double insertSeconds = seconds(System.nanoTime() - insertStart);
-    vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "benchmark burst"));
+    vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("benchmark burst").toJson());
     OffsetDateTime kickedAt = await(client.query(BenchSql.CLOCK).execute()).iterator().next()
         .getOffsetDateTime("t");
     log.accept(String.format("  %d tasks inserted in %.2f s; scheduler kicked", scenario.tasks(), insertSeconds));

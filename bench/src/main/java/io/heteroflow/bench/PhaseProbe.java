@@ -3,7 +3,7 @@ package io.heteroflow.bench;
 import static io.heteroflow.bench.BenchFigures.round2;
 import static io.heteroflow.bench.BenchFutures.await;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.scheduler.BindVerticle;
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
@@ -44,7 +44,7 @@ final class PhaseProbe {
   }
 
   /** Times the parts of a round on the loaded cluster (see the class comment) into {@code phases}. */
-  void run(Services services, Vertx vertx, Pool client, PrometheusMeterRegistry registry,
+  void run(ControlPlane.Running controlPlane, Vertx vertx, Pool client, PrometheusMeterRegistry registry,
            RawPgBench raw, List<TaskMix.Task> burst, JsonObject phases)
       throws Exception {
     log.accept("  phase probe");
@@ -53,15 +53,15 @@ final class PhaseProbe {
     double[] pluginsMs = new double[5];
     for (int i = 0; i < snapshotMs.length; i++) {
       long start = System.nanoTime();
-      Future<List<NodeInfo>> nodes = services.nodes().snapshotNodes();
-      Future<TenantBoundary> boundary = services.nodes().tenantBoundary();
+      Future<List<NodeInfo>> nodes = controlPlane.stores().nodes().snapshotNodes();
+      Future<TenantBoundary> boundary = controlPlane.stores().nodes().tenantBoundary();
       await(Future.all(nodes, boundary));
       snapshotMs[i] = (System.nanoTime() - start) / 1e6;
       start = System.nanoTime();
-      await(services.tasks().pending(null, 200));
+      await(controlPlane.stores().tasks().pending(null, 200));
       pendingMs[i] = (System.nanoTime() - start) / 1e6;
       start = System.nanoTime();
-      await(services.plugins().load().map(services.registry()::build));
+      await(controlPlane.stores().plugins().load().map(controlPlane.registry()::build));
       pluginsMs[i] = (System.nanoTime() - start) / 1e6;
     }
     Arrays.sort(snapshotMs);
@@ -69,12 +69,12 @@ final class PhaseProbe {
     Arrays.sort(pluginsMs);
     phases.put("snapshot_read_ms", round2(snapshotMs[2])).put("pending_batch_read_ms", round2(pendingMs[2]))
         .put("plugin_config_read_ms", round2(pluginsMs[2]));
-    phases.put("decide_loaded_cluster", DecideProbe.run(services, burst));
+    phases.put("decide_loaded_cluster", DecideProbe.run(controlPlane, burst));
     phases.put("pg_select_1_round_trip", timed.timedRun(0, 300, 1,
-        i -> services.pool().query(BenchSql.SELECT_ONE).execute().map(rows -> true)));
+        i -> controlPlane.stores().pool().query(BenchSql.SELECT_ONE).execute().map(rows -> true)));
 
     // bind round trips on free cards of distinct nodes, through the bus as the scheduler sends them
-    Future<List<NodeInfo>> nodes = services.nodes().snapshotNodes();
+    Future<List<NodeInfo>> nodes = controlPlane.stores().nodes().snapshotNodes();
     List<int[]> slots = new ArrayList<>();
     List<NodeInfo> snapshot = await(nodes);
     int depth = 0;
@@ -96,7 +96,7 @@ final class PhaseProbe {
       phases.put("bind_probe", "skipped: only " + slots.size() + " free cards left");
       return;
     }
-    LeaderStore.Fence fence = services.leadership().fence();
+    LeaderStore.Fence fence = controlPlane.leadership().fence();
     // probe tasks: one card each, a node_selector no node matches (the scheduler cannot place them), created
     // in one statement just before each timed run, so a scheduler tick rarely finds them pending
     UUID[] probeTasks = new UUID[4 * perRun];
@@ -111,7 +111,7 @@ final class PhaseProbe {
     };
     Function<Integer, Future<Boolean>> direct = i -> {
       int[] slot = slots.get(i);
-      return services.binds().bind(probeTasks[i], snapshot.get(slot[0]).id(), List.of(slot[1]), null, fence)
+      return controlPlane.stores().binds().bind(probeTasks[i], snapshot.get(slot[0]).id(), List.of(slot[1]), null, fence)
           .map(outcome -> outcome.bound());
     };
     Map<String, Double> attempts = SchedulerMeters.attempts(registry);

@@ -5,7 +5,7 @@ import static io.heteroflow.bench.BenchFigures.seconds;
 import static io.heteroflow.bench.BenchFutures.await;
 import static io.heteroflow.bench.BenchFutures.forEachLimited;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.message.Heartbeat;
 import io.vertx.core.Vertx;
@@ -35,7 +35,7 @@ final class SimulatedFleet {
    * Registers {@code nodes} nodes, 32 heartbeats in flight ({@code register_seconds} into {@code result}), then
    * starts their heartbeats every {@code heartbeatSeconds} (none when it is 0 or less).
    */
-  static SimulatedFleet register(Vertx vertx, Services services, int nodes, double heartbeatSeconds,
+  static SimulatedFleet register(Vertx vertx, ControlPlane.Running controlPlane, int nodes, double heartbeatSeconds,
                                  Consumer<String> log, JsonObject result) throws Exception {
     long registerStart = System.nanoTime();
     AtomicLong sequence = new AtomicLong(1);
@@ -44,15 +44,15 @@ final class SimulatedFleet {
       nodeIds.add(String.format("bench-%05d", i));
     }
     await(forEachLimited(nodeIds, REGISTER_IN_FLIGHT,
-        id -> services.nodes().applyHeartbeat(Heartbeat.fromJson(heartbeat(id, sequence.get())))));
+        id -> controlPlane.stores().nodes().applyHeartbeat(Heartbeat.fromJson(heartbeat(id, sequence.get())))));
     double registerSeconds = seconds(System.nanoTime() - registerStart);
     log.accept(String.format("  %d nodes registered in %.2f s", nodes, registerSeconds));
     result.put("register_seconds", round3(registerSeconds));
-    return new SimulatedFleet(vertx, services, nodeIds, heartbeatSeconds, sequence);
+    return new SimulatedFleet(vertx, controlPlane, nodeIds, heartbeatSeconds, sequence);
   }
 
   /** Keeps every node's heartbeat fresh: each node once per period, spread over 100 ms ticks. */
-  private SimulatedFleet(Vertx vertx, Services services, List<String> nodeIds, double periodSeconds,
+  private SimulatedFleet(Vertx vertx, ControlPlane.Running controlPlane, List<String> nodeIds, double periodSeconds,
                          AtomicLong sequence) {
     this.vertx = vertx;
     if (periodSeconds <= 0) {
@@ -69,7 +69,7 @@ final class SimulatedFleet {
       long seq = sequence.get();
       for (int i = slot; i < nodeIds.size(); i += ticks) {
         sent.incrementAndGet();
-        services.nodes().applyHeartbeat(Heartbeat.fromJson(heartbeat(nodeIds.get(i), seq)));
+        controlPlane.stores().nodes().applyHeartbeat(Heartbeat.fromJson(heartbeat(nodeIds.get(i), seq)));
       }
     });
   }

@@ -3,7 +3,7 @@ package io.heteroflow.bench;
 import static io.heteroflow.bench.BenchFutures.await;
 import static io.heteroflow.bench.BenchFutures.forEachLimited;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.TaskStatus;
@@ -58,15 +58,15 @@ final class TaskRows {
   }
 
   /** Fails every pending or scheduled task named {@code name} (scheduled ones return their cards). */
-  static void release(Services services, Pool client, String name) throws Exception {
+  static void release(ControlPlane.Running controlPlane, Pool client, String name) throws Exception {
     List<UUID> scheduled = new ArrayList<>();
     List<UUID> pending = new ArrayList<>();
     await(client.preparedQuery(BenchSql.UNRELEASED_TASKS).execute(Tuple.of(name))).forEach(row ->
         (row.getString("status").equals("scheduled") ? scheduled : pending).add(row.getUUID("id")));
     TaskStore.Details released = new TaskStore.Details(null, null, "BenchRelease", "released by the benchmark");
     await(forEachLimited(scheduled, 16,
-        id -> services.tasks().transition(id, TaskStatus.SCHEDULED, TaskStatus.FAILED, released)));
+        id -> controlPlane.stores().tasks().transition(id, TaskStatus.SCHEDULED, TaskStatus.FAILED, released)));
     await(forEachLimited(pending, 16,
-        id -> services.tasks().transition(id, TaskStatus.PENDING, TaskStatus.FAILED, released)));
+        id -> controlPlane.stores().tasks().transition(id, TaskStatus.PENDING, TaskStatus.FAILED, released)));
   }
 }

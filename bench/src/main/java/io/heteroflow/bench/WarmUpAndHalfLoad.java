@@ -1,5 +1,6 @@
 package io.heteroflow.bench;
 
+import io.heteroflow.protocol.message.Kick;
 import static io.heteroflow.bench.BenchFigures.quantile;
 import static io.heteroflow.bench.BenchFigures.round1;
 import static io.heteroflow.bench.BenchFigures.round2;
@@ -7,7 +8,7 @@ import static io.heteroflow.bench.BenchFigures.round3;
 import static io.heteroflow.bench.BenchFigures.seconds;
 import static io.heteroflow.bench.BenchFutures.await;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.protocol.BusAddresses;
 import io.vertx.core.Promise;
@@ -61,14 +62,14 @@ final class WarmUpAndHalfLoad {
    * would have done in a long-running cluster): the measured burst then meets compiled code, not the
    * interpreter, on an empty fleet. Also gives the warm rate that the half-load phase halves.
    */
-  void warmUp(Services services, Vertx vertx, Pool client, JsonObject result) throws Exception {
+  void warmUp(ControlPlane.Running controlPlane, Vertx vertx, Pool client, JsonObject result) throws Exception {
     // waves that fit in half the fleet's cards, at most 1,000 tasks each
     int wave = (int) Math.max(1, Math.min(1000, scenario.cards() * 0.5 / TaskMix.CARDS_PER_TASK));
     long start = System.nanoTime();
     int bound = 0;
     int waves = 0;
     for (int done = 0; done < options.warmupTasks(); done += wave) {
-      bound += warmUpWave(services, vertx, client, Math.min(wave, options.warmupTasks() - done), waves++);
+      bound += warmUpWave(controlPlane, vertx, client, Math.min(wave, options.warmupTasks() - done), waves++);
     }
     double seconds = seconds(System.nanoTime() - start);
     log.accept(String.format("  warm-up: %d tasks in %d waves, %d bound (last wave %.0f/s), released, in %.1f s",
@@ -77,15 +78,15 @@ final class WarmUpAndHalfLoad {
         .put("warmup_seconds", round3(seconds)).put("warmup_last_wave_per_s", round1(warmRate));
   }
 
-  private int warmUpWave(Services services, Vertx vertx, Pool client, int tasks, int wave) throws Exception {
+  private int warmUpWave(ControlPlane.Running controlPlane, Vertx vertx, Pool client, int tasks, int wave) throws Exception {
     TaskRows.insert(client, TaskMix.generate(WARMUP_NAME, tasks, options.seed() + 1 + wave));
-    vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "benchmark warm-up"));
+    vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("benchmark warm-up").toJson());
     drain.awaitDrain(client, WARMUP_NAME, Math.min(options.timeoutSeconds(), 300));
     Row rate = await(client.preparedQuery(BenchSql.SCHEDULED_RATE).execute(Tuple.of(WARMUP_NAME))).iterator().next();
     if (rate.getLong("n") > 0 && rate.getDouble("s") != null && rate.getDouble("s") > 0) {
       warmRate = rate.getLong("n") / rate.getDouble("s");
     }
-    TaskRows.release(services, client, WARMUP_NAME);
+    TaskRows.release(controlPlane, client, WARMUP_NAME);
     return (int) (long) rate.getLong("n");
   }
 
@@ -99,7 +100,7 @@ final class WarmUpAndHalfLoad {
    * measured: the warm-up's release has just changed thousands of nodes at once, which the first rounds'
    * decision memo catches up with, and the warm-up did not run the create path. Released afterwards.
    */
-  JsonObject halfLoad(Services services, Vertx vertx, Pool client, double rate) throws Exception {
+  JsonObject halfLoad(ControlPlane.Running controlPlane, Vertx vertx, Pool client, double rate) throws Exception {
     int total = (int) Math.max(1, Math.min(rate * (LEAD_IN_SECONDS + options.halfLoadSeconds()),
         scenario.cards() * 0.4 / TaskMix.CARDS_PER_TASK));
     int leadIn = (int) Math.min(Math.round(rate * LEAD_IN_SECONDS), total / 5);
@@ -117,14 +118,14 @@ final class WarmUpAndHalfLoad {
         int index = next.getAndIncrement();
         long submittedAt = epochMicros(Instant.now());
         long submittedNanos = System.nanoTime();
-        services.tasks().create("default", tasks.get(index).spec(), null, "half-load")
+        controlPlane.stores().tasks().create("default", tasks.get(index).spec(), null, "half-load")
             .onSuccess(created -> {
               if (index >= leadIn) {
                 answerMs[index - leadIn] = (System.nanoTime() - submittedNanos) / 1e6;
                 submittedMicros.put(created.task().id(), submittedAt);
               }
               vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK,
-                  new JsonObject().put("task_id", created.task().id().toString()));
+                  Kick.task(created.task().id()).toJson());
             })
             .onFailure(e -> failed.incrementAndGet())
             .onComplete(v -> {
@@ -152,7 +153,7 @@ final class WarmUpAndHalfLoad {
     latencyMs = Arrays.copyOf(latencyMs, bound);
     Arrays.sort(latencyMs);
     Arrays.sort(answerMs);
-    TaskRows.release(services, client, HALF_LOAD_NAME);
+    TaskRows.release(controlPlane, client, HALF_LOAD_NAME);
     JsonObject figures = new JsonObject().put("target_rate_per_s", round1(rate)).put("tasks", total - leadIn)
         .put("lead_in_tasks", leadIn).put("failed_creates", failed.get()).put("ending", ending).put("bound", bound)
         .put("achieved_rate_per_s", round1((total - 1) / submitSeconds))

@@ -124,7 +124,9 @@ class DatabaseRestartIT {
     outage.bringDown(postgres, dataDir);
     postgres = null;
     server.eventually(Duration.ofSeconds(30), "503 while the database is down", () -> statuses.contains(503));
-    assertEquals(503, get(base + "/health").statusCode());
+    assertEquals(503, get(base + "/health/ready").statusCode(), "not ready without its database");
+    assertEquals(503, get(base + "/health").statusCode(), "the alias of ready");
+    assertEquals(200, get(base + "/health/live").statusCode(), "alive all the same");
 
     postgres = startPostgres(dataDir, pgPort);
     int acceptedBefore = accepted.size();
@@ -137,6 +139,7 @@ class DatabaseRestartIT {
 
     server.eventually(Duration.ofSeconds(120), "every accepted task succeeded", () -> accepted.keySet().stream()
         .allMatch(id -> "succeeded".equals(json(get(base + "/api/v1/tasks/" + id)).getString("status"))));
+    server.eventually(Duration.ofSeconds(30), "ready again", () -> get(base + "/health/ready").statusCode() == 200);
     assertEquals(200, get(base + "/health").statusCode());
   }
 }

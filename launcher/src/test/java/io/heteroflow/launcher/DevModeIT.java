@@ -7,12 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -24,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * lists the fleet, runs the hello task, refuses an unknown field, and on SIGTERM leaves no PostgreSQL behind.
  */
 class DevModeIT {
+  private static final HttpClient PROBE = HttpClient.newHttpClient();
   private JarProcess dev;
   private Path root;
 
@@ -44,10 +52,37 @@ class DevModeIT {
         .toList();
   }
 
+  /** A GET's status within 5 s; -1 while nothing listens; a connection accepted and left unanswered fails. */
+  private static int status(String url) {
+    try {
+      return PROBE.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).GET().build(),
+          HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (HttpTimeoutException e) {
+      throw new AssertionError(url + ": a connection accepted but not answered within 5 s", e);
+    } catch (IOException refused) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   @Test
   void devModeEndToEnd() throws Exception {
     int port = JarProcess.freePort();
     dev = JarProcess.start(Map.of(), "dev", "--http-port", String.valueOf(port));
+    String base = "http://localhost:" + port;
+    // from launch on, every connection accepted is answered: 503 while starting, then 200 once ready
+    Set<Integer> answers = new TreeSet<>();
+    dev.eventually(Duration.ofSeconds(90), "ready", () -> {
+      int status = status(base + "/health/ready");
+      if (status > 0) {
+        answers.add(status);
+      }
+      return status == 200;
+    });
+    assertTrue(Set.of(200, 503).containsAll(answers), "ready answered 503 (starting), then 200: " + answers);
+    assertEquals(200, status(base + "/health/live"));
     dev.eventually(Duration.ofSeconds(90), "dev to print its banner", () -> dev.output().contains("Press Ctrl-C"));
     String banner = dev.output();
     assertTrue(banner.contains("http://localhost:" + port + "/"), banner);
@@ -57,7 +92,6 @@ class DevModeIT {
     root = Path.of(dataDir.group(1));
     assertTrue(Files.isDirectory(root));
 
-    String base = "http://localhost:" + port;
     dev.eventually(Duration.ofSeconds(60), "the fleet to be listed",
         () -> json(get(base + "/api/v1/nodes")).getInteger("count", 0) >= 8);
 

@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane;
 
+import io.heteroflow.controlplane.api.ApiRouter;
 import io.heteroflow.controlplane.api.ApiVerticle;
 import io.heteroflow.controlplane.cluster.Leadership;
 import io.heteroflow.controlplane.cluster.LeadershipVerticle;
@@ -9,7 +10,11 @@ import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
 import io.heteroflow.controlplane.metrics.ClusterGauges;
 import io.heteroflow.controlplane.scheduler.BindVerticle;
 import io.heteroflow.controlplane.scheduler.SchedulerLoopVerticle;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
+import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
+import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
 import io.heteroflow.controlplane.store.Database;
+import io.heteroflow.controlplane.store.Stores;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
@@ -24,8 +29,8 @@ import java.time.Clock;
 import java.util.EnumSet;
 
 /**
- * Deploys one control-plane process: migrates PostgreSQL, opens the pool, seeds plugin defaults, then
- * deploys the node-registry, scheduler-loop and api verticles together.
+ * The composition root of one control-plane process: builds the stores, the scheduling core and the metrics,
+ * and deploys the verticles, handing each only what it uses.
  */
 public final class ControlPlane {
   private ControlPlane() {}
@@ -55,8 +60,12 @@ public final class ControlPlane {
     }
   }
 
-  /** A running control plane. */
-  public record Running(Services services, ApiVerticle api) {
+  /**
+   * A running control plane, for programs that drive it from outside (tests, the benchmark): its stores, its
+   * view of leadership, the scheduling core it runs, and the HTTP server.
+   */
+  public record Running(Stores stores, Leadership leadership, PluginRegistry registry, SchedulingPipeline pipeline,
+                        ApiVerticle api) {
     public int httpPort() {
       return api.actualPort();
     }
@@ -81,26 +90,41 @@ public final class ControlPlane {
   /** How often the cluster-state gauges of /metrics are read from PostgreSQL. */
   public static final long GAUGE_REFRESH_MS = 5000;
 
+  /**
+   * One compose chain: HTTP listens first (answering 503 "starting", so a probe during start-up is answered),
+   * then PostgreSQL is migrated and the pool opened, the plugin defaults seeded, the verticles deployed together
+   * (each completes once its bus consumers are registered, cluster-wide on a clustered bus), then leadership
+   * campaigns, and only then the API router is served. Each verticle gets only what it uses.
+   */
   public static Future<Running> deploy(Vertx vertx, Database database, Options options,
                                        PrometheusMeterRegistry registry) {
-    return database.migrateAndOpen(vertx, options.poolSize()).compose(pool -> {
-      Leadership leadership = Leadership.newMember(hostName());
-      Services services = Services.create(pool, options.config(), leadership, registry, options.adminToken());
-      ApiVerticle api = new ApiVerticle(services, options.httpHost(), options.httpPort());
-      return services.plugins().seedDefaults(services.registry())
-          .compose(v -> Future.all(
-              vertx.deployVerticle(new NodeRegistryVerticle(services, options.offlineGraceSeconds(),
-                  options.ledgerCheckMs())),
-              vertx.deployVerticle(new SchedulerLoopVerticle(services, Clock.systemUTC())),
-              vertx.deployVerticle(new BindVerticle(services)),
-              vertx.deployVerticle(new ClusterGauges(services, GAUGE_REFRESH_MS)),
-              vertx.deployVerticle(new RecoveryVerticle(services, options.recoveryMs(),
-                  4 * options.offlineGraceSeconds())),
-              vertx.deployVerticle(api)))
-          .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, services.leaders(), hostName(),
-              api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
-          .map(leader -> new Running(services, api));
-    });
+    ApiVerticle api = new ApiVerticle(options.httpHost(), options.httpPort());
+    SchedulerConfig config = options.config();
+    Leadership leadership = Leadership.newMember(hostName());
+    ControlPlaneMetrics metrics = new ControlPlaneMetrics(registry);
+    PluginRegistry plugins = BuiltInPlugins.registry(config);
+    SchedulingPipeline pipeline = BuiltInPlugins.pipeline(config);
+    int grace = options.offlineGraceSeconds();
+    return vertx.deployVerticle(api)
+        .compose(id -> database.migrateAndOpen(vertx, options.poolSize()))
+        .map(pool -> Stores.on(pool, config))
+        .compose(stores -> stores.plugins().seedDefaults(plugins)
+            .compose(v -> Future.all(
+                vertx.deployVerticle(new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics,
+                    grace, options.ledgerCheckMs())),
+                vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.plugins(),
+                    plugins, pipeline, leadership, metrics, Clock.systemUTC())),
+                vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
+                vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), registry,
+                    GAUGE_REFRESH_MS)),
+                vertx.deployVerticle(new RecoveryVerticle(stores.tasks(), leadership, options.recoveryMs(), 4 * grace))))
+            .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
+                api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
+            .map(leader -> {
+              api.serve(new ApiRouter(options.adminToken(), config, stores, leadership, plugins, metrics, registry)
+                  .create(vertx));
+              return new Running(stores, leadership, plugins, pipeline, api);
+            }));
   }
 
   static String hostName() {

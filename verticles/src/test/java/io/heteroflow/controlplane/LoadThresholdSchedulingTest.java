@@ -17,9 +17,9 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The load thresholds are a filter on the snapshot's last heartbeat, not only a bind-time re-check: a task that
@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 class LoadThresholdSchedulingTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Pattern ROUNDS = Pattern.compile("(?m)^heteroflow_round_duration_seconds_count(?:\\{[^}]*})? (\\S+)$");
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness();
   private static final HeatedNode NODE = new HeatedNode(ControlPlaneHarness.node("hot-1", GpuVendor.NVIDIA, 2));
 
   /** A simulated node whose CPU load the test sets; each heartbeat reports the current value. */
@@ -62,15 +63,9 @@ class LoadThresholdSchedulingTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlaneHarness.start();
     await(cp.vertx.deployVerticle(new AgentVerticle(NODE, new ProcessExecutor(cp.vertx,
         Files.createTempDirectory("heteroflow-test-logs-").resolve(NODE.nodeId()), 4, Duration.ofSeconds(2)), 300)));
     eventually(WAIT, "the node registered", () -> cp.get("/api/v1/nodes").getInteger("count") == 1);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
   }
 
   @Test

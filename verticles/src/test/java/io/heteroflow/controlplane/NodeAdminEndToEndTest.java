@@ -11,10 +11,10 @@ import io.heteroflow.testsupport.ControlPlaneHarness;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Node administration through the API, in one JVM: control plane on real PostgreSQL, simulated agents running
@@ -25,20 +25,15 @@ class NodeAdminEndToEndTest {
   private static final String ADMIN = ControlPlaneHarness.ADMIN;
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final List<String> NODES = List.of("adm-1", "adm-2");
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
+        ControlPlaneHarness.node("adm-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("adm-2", GpuVendor.NVIDIA, 2)));
   private static String alice;
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlaneHarness.start().withAgents(List.of(
-        ControlPlaneHarness.node("adm-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("adm-2", GpuVendor.NVIDIA, 2)));
     eventually(WAIT, "both agents registered", () -> cp.get("/api/v1/nodes").getInteger("count") == 2);
     alice = cp.json("POST", "/api/v1/tenants", ADMIN, "{\"name\":\"alice\"}", 201).getString("token");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
   }
 
   @AfterEach

@@ -14,10 +14,10 @@ import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Placement scenarios through the API on real PostgreSQL with simulated agents: vendor strictness, nvlink,
@@ -25,17 +25,17 @@ import org.junit.jupiter.api.Test;
  */
 class PlacementScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static ControlPlaneHarness cp;
-
-  @BeforeAll
-  static void start() throws Exception {
-    cp = ControlPlaneHarness.start().withAgents(List.of(
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
         node("pcie-1", GpuVendor.NVIDIA, "L40S", 4, List.of(), Map.of("rdma", "false")),
         node("pairs-1", GpuVendor.NVIDIA, "A100", 4, List.of(List.of(0, 1), List.of(2, 3)),
             Map.of("rdma", "true", "rdma-speed", "200")),
         node("mixed-1", GpuVendor.NVIDIA, "H100", 8, List.of(List.of(0, 1), List.of(2, 3, 4, 5, 6, 7)),
             Map.of("pool", "mixed")),
         node("asc-1", GpuVendor.ASCEND, "910B", 8, List.of(), Map.of())));
+
+  @BeforeAll
+  static void start() throws Exception {
     eventually(WAIT, "four nodes", () -> cp.get("/api/v1/nodes").getInteger("count") == 4);
   }
 
@@ -47,11 +47,6 @@ class PlacementScenarioTest {
     }
     return new SimulatedNode(id, vendor, model, cards, 32768, 16, 128, 5, 4096, nvlink, numa, labels, Map.of(),
         List.of("127.0.0.1"), null);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
   }
 
   @AfterEach

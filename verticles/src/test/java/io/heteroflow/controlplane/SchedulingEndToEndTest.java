@@ -11,9 +11,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole path in one JVM: control plane on real PostgreSQL, simulated agents on the event bus running
@@ -22,19 +22,14 @@ import org.junit.jupiter.api.Test;
 class SchedulingEndToEndTest {
   private static final String ADMIN = ControlPlaneHarness.ADMIN;
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
+        ControlPlaneHarness.node("nv-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("asc-1", GpuVendor.ASCEND, 4)));
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlaneHarness.start().withAgents(List.of(
-        ControlPlaneHarness.node("nv-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("asc-1", GpuVendor.ASCEND, 4)));
     eventually(WAIT, "both agents registered",
         () -> get("/api/v1/nodes").getInteger("count") == 2);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
   }
 
   @Test

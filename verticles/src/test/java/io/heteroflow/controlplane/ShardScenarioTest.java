@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Fractional shards across tenants through the API (SPEC §3, §5), declared CPU accounting, inference host ports,
@@ -26,14 +26,14 @@ import org.junit.jupiter.api.Test;
  */
 class ShardScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness().ledgerCheckMs(300).agents(List.of(
+        new SimulatedNode("shared-1", GpuVendor.NVIDIA, "A10", 2, 32768, 16, 128, 5, 4096, List.of(), List.of(),
+            Map.of(), Map.of(), List.of("127.0.0.1"), null)));
   private static final Map<String, String> TOKENS = new java.util.HashMap<>();
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlaneHarness.start(300).withAgents(List.of(
-        new SimulatedNode("shared-1", GpuVendor.NVIDIA, "A10", 2, 32768, 16, 128, 5, 4096, List.of(), List.of(),
-            Map.of(), Map.of(), List.of("127.0.0.1"), null)));
     eventually(WAIT, "the node", () -> cp.get("/api/v1/nodes").getInteger("count") == 1);
     for (String tenant : List.of("alice", "bob", "carol", "dave")) {
       TOKENS.put(tenant, cp.json("POST", "/api/v1/tenants", ADMIN, "{\"name\":\"" + tenant + "\"}", 201)
@@ -41,11 +41,6 @@ class ShardScenarioTest {
     }
     cp.json("POST", "/api/v1/share-groups", ADMIN, "{\"name\":\"lab\",\"tenants\":[\"alice\",\"bob\"]}", 201);
     cp.json("POST", "/api/v1/share-groups", ADMIN, "{\"name\":\"ops\",\"tenants\":[\"bob\",\"carol\"]}", 201);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
   }
 
   private static String shard(String tenant, long memoryMb) throws Exception {

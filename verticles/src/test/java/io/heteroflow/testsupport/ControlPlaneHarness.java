@@ -20,50 +20,72 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import io.heteroflow.protocol.GpuVendor;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A real control plane (and optionally simulated agents running real processes) in the test JVM, on a
- * fresh PostgreSQL database, with a small blocking HTTP client for the tests.
+ * fresh PostgreSQL database, with a small blocking HTTP client for the tests. A JUnit extension, started before
+ * the class's own {@code @BeforeAll} methods and closed after its tests:
+ * {@code @RegisterExtension static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(…));}.
+ * A test that needs one of its own starts it in try-with-resources: {@code try (var cp = new ControlPlaneHarness().start())}.
  */
-public final class ControlPlaneHarness implements AutoCloseable {
+public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCallback, AutoCloseable {
   public static final String ADMIN = "test-admin-token";
-  public final Vertx vertx;
-  public final ControlPlane.Running running;
-  public final Database database;
+  /** The longest any single wait of a test on a future may take. */
+  public static final Duration AWAIT = Duration.ofSeconds(60);
+  public Vertx vertx;
+  public ControlPlane.Running running;
+  public Database database;
+  private long ledgerCheckMs = ControlPlane.Options.LEDGER_CHECK_MS;
+  private List<SimulatedNode> agents = List.of();
   private final HttpClient http = HttpClient.newHttpClient();
 
-  private ControlPlaneHarness(Vertx vertx, ControlPlane.Running running, Database database) {
-    this.vertx = vertx;
-    this.running = running;
-    this.database = database;
+  /** A control plane whose heartbeat ledger check runs every {@code ledgerCheckMs} (default 30 s). */
+  public ControlPlaneHarness ledgerCheckMs(long ledgerCheckMs) {
+    this.ledgerCheckMs = ledgerCheckMs;
+    return this;
   }
 
-  public static ControlPlaneHarness start() throws Exception {
-    return start(ControlPlane.Options.LEDGER_CHECK_MS);
+  /** Simulated agents deployed with the control plane (they run real processes). */
+  public ControlPlaneHarness agents(List<SimulatedNode> nodes) {
+    this.agents = List.copyOf(nodes);
+    return this;
   }
 
-  /** A control plane whose heartbeat ledger check runs every {@code ledgerCheckMs}. */
-  public static ControlPlaneHarness start(long ledgerCheckMs) throws Exception {
-    Database database = TestPostgres.freshDatabase();
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    start();
+  }
+
+  @Override
+  public void afterAll(ExtensionContext context) throws Exception {
+    close();
+  }
+
+  /** Deploys the control plane and its agents; answers once this control plane leads. */
+  public ControlPlaneHarness start() throws Exception {
+    database = TestPostgres.freshDatabase();
     PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
-    Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
+    vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
     ControlPlane.Options options = ControlPlane.Options.defaults(0, ADMIN, SchedulerConfig.defaults())
         .withHttp("127.0.0.1", 0).withLedgerCheckMs(ledgerCheckMs);
-    ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, options, registry));
-    eventually(Duration.ofSeconds(20), "this control plane to lead", () -> running.services().leadership().leading());
-    return new ControlPlaneHarness(vertx, running, database);
-  }
-
-  public ControlPlaneHarness withAgents(List<SimulatedNode> nodes) throws Exception {
+    running = await(ControlPlane.deploy(vertx, database, options, registry));
+    eventually(Duration.ofSeconds(20), "this control plane to lead", () -> running.leadership().leading());
     Path logs = Files.createTempDirectory("heteroflow-test-logs-");
-    for (SimulatedNode node : nodes) {
-      await(vertx.deployVerticle(new AgentVerticle(node,
+    List<Future<String>> deployed = new ArrayList<>();
+    for (SimulatedNode node : agents) {
+      deployed.add(vertx.deployVerticle(new AgentVerticle(node,
           new ProcessExecutor(vertx, logs.resolve(node.id()), 4, Duration.ofSeconds(2)), 300)));
     }
+    await(Future.all(deployed));
     return this;
   }
 
@@ -74,7 +96,7 @@ public final class ControlPlaneHarness implements AutoCloseable {
   }
 
   public Pool pool() {
-    return running.services().pool();
+    return running.stores().pool();
   }
 
   /** A plain HTTP exchange; {@code token} may be null (no Authorization header). */
@@ -142,8 +164,9 @@ public final class ControlPlaneHarness implements AutoCloseable {
     return last[0];
   }
 
-  public static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+  /** The future's result, waited for on this (test) thread with {@link Future#await}, at most {@link #AWAIT}. */
+  public static <T> T await(Future<T> future) throws TimeoutException {
+    return future.await(AWAIT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Polls until the condition holds or the timeout passes (no fixed sleeps in tests). */
@@ -160,6 +183,9 @@ public final class ControlPlaneHarness implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    if (vertx != null) {
+      vertx.close().await(30, TimeUnit.SECONDS);
+      vertx = null;
+    }
   }
 }

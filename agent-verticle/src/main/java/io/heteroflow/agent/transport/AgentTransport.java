@@ -14,9 +14,12 @@ public interface AgentTransport {
   /** Request-reply; fails on timeout or when the receiver fails the message. */
   Future<JsonObject> request(String address, JsonObject body);
 
-  /** Fire-and-forget messages sent to this agent. */
-  void onMessage(String address, Consumer<JsonObject> handler);
+  /** Fire-and-forget messages sent to this agent; completes once the control plane can reach the handler. */
+  Future<Void> onMessage(String address, Consumer<JsonObject> handler);
 
-  /** Requests sent to this agent; the handler's future is the reply. */
-  void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler);
+  /**
+   * Requests sent to this agent; the handler's future is the reply. Completes once the control plane can reach
+   * the handler.
+   */
+  Future<Void> onRequest(String address, Function<JsonObject, Future<JsonObject>> handler);
 }

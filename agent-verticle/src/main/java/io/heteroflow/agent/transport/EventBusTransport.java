@@ -24,18 +24,21 @@ public final class EventBusTransport implements AgentTransport {
     return bus.<JsonObject>request(address, body, options).map(reply -> reply.body());
   }
 
-  /** A malformed message (not a JSON object, a field of the wrong type) is refused with 400 and logged (BusPayload). */
+  /**
+   * A malformed message (not a JSON object, a field of the wrong type) is refused with 400 and logged
+   * (BusPayload). Completes when the consumer is registered (on a clustered bus: known to every member).
+   */
   @Override
-  public void onMessage(String address, Consumer<JsonObject> handler) {
-    bus.consumer(address, message -> BusPayload.answer(message, json -> json, json -> {
+  public Future<Void> onMessage(String address, Consumer<JsonObject> handler) {
+    return bus.consumer(address, message -> BusPayload.answer(message, json -> json, json -> {
       handler.accept(json);
       return Future.<BusMessage>succeededFuture();
-    }));
+    })).completion();
   }
 
   @Override
-  public void onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
-    bus.consumer(address, message -> BusPayload.answer(message, json -> json,
-        json -> handler.apply(json).map(reply -> (BusMessage) () -> reply)));
+  public Future<Void> onRequest(String address, Function<JsonObject, Future<JsonObject>> handler) {
+    return bus.consumer(address, message -> BusPayload.answer(message, json -> json,
+        json -> handler.apply(json).map(reply -> (BusMessage) () -> reply))).completion();
   }
 }

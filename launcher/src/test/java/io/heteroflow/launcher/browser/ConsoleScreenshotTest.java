@@ -37,7 +37,7 @@ class ConsoleScreenshotTest {
     assumeTrue(Browser.available(), "no Chromium on this machine");
     List<SimulatedNode> fleet = FleetFile.read(Path.of("../conf/fleet-dev.yaml"));
     SimulatedNode stopping = fleet.get(fleet.size() - 1);
-    try (ControlPlaneHarness cp = ControlPlaneHarness.start().withAgents(fleet.subList(0, fleet.size() - 1));
+    try (ControlPlaneHarness cp = new ControlPlaneHarness().agents(fleet.subList(0, fleet.size() - 1)).start();
          Browser browser = Browser.start()) {
       String agent = await(cp.vertx.deployVerticle(new AgentVerticle(stopping,
           new ProcessExecutor(cp.vertx, Files.createTempDirectory("heteroflow-shot-"), 4, Duration.ofSeconds(2)), 300)));

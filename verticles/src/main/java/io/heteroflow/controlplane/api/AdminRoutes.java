@@ -1,6 +1,6 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.store.TenantStore;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -17,10 +17,10 @@ import java.util.regex.Pattern;
 final class AdminRoutes {
   private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
   private static final SecureRandom RANDOM = new SecureRandom();
-  private final Services services;
+  private final TenantStore tenants;
 
-  AdminRoutes(Services services) {
-    this.services = services;
+  AdminRoutes(TenantStore tenants) {
+    this.tenants = tenants;
   }
 
   void mount(Router api) {
@@ -33,7 +33,7 @@ final class AdminRoutes {
     StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("name"));
     String name = json.requiredString("name", 63, TENANT);
     String token = "hft_" + Base64.getUrlEncoder().withoutPadding().encodeToString(randomBytes());
-    return services.tenants().create(name, TaskRoutes.sha256(token)).map(created -> {
+    return tenants.create(name, TaskRoutes.sha256(token)).map(created -> {
       if (!created) {
         throw new ApiError(409, "conflict", "name", "tenant '" + name + "' already exists");
       }
@@ -49,7 +49,7 @@ final class AdminRoutes {
     if (!json.has("tenants")) {
       throw ApiError.badField("tenants", "is required");
     }
-    return services.tenants().createShareGroup(name, tenants).map(result -> {
+    return this.tenants.createShareGroup(name, tenants).map(result -> {
       if (!result.unknownTenants().isEmpty()) {
         throw ApiError.badField("tenants", "unknown tenants " + result.unknownTenants());
       }

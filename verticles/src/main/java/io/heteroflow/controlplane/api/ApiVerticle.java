@@ -1,41 +1,47 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.Services;
-import io.heteroflow.controlplane.store.Database;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.json.JsonObject;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
-import io.vertx.ext.web.handler.StaticHandler;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
-/** The REST API ({@code /api/v1}), {@code /health}, {@code /metrics} and the static web UI. */
+/**
+ * The HTTP server of the control plane. It listens first, before the database is migrated and the other
+ * verticles are deployed, and answers every request from the start: {@code /health/live} 200, anything else
+ * 503 {@code {"status":"starting"}} until the composition root {@link #serve serves} the full router (the REST API,
+ * health, metrics, the web UI: {@link ApiRouter}). No connection accepted during start-up is left unanswered.
+ */
 public final class ApiVerticle extends VerticleBase {
-  public static final String OPENAPI_RESOURCE = "api/openapi.yaml";
-  static final long BODY_LIMIT = 64 * 1024;
-  private final Services services;
   private final String host;
   private final int port;
-  private HttpServer server;
+  private volatile HttpServer server;
+  private volatile Router router;
+  private volatile Handler<HttpServerRequest> handler = ApiVerticle::starting;
 
-  public ApiVerticle(Services services, String host, int port) {
-    this.services = services;
+  public ApiVerticle(String host, int port) {
     this.host = host;
     this.port = port;
   }
 
   @Override
   public Future<?> start() {
-    Router router = router();
-    return vertx.createHttpServer().requestHandler(router).listen(port, host).onSuccess(s -> server = s);
+    return vertx.createHttpServer().requestHandler(request -> handler.handle(request)).listen(port, host)
+        .onSuccess(s -> server = s);
+  }
+
+  /** From now on every request goes to {@code router}. */
+  public void serve(Router router) {
+    this.router = router;
+    this.handler = router;
+  }
+
+  /** The router served, or null while starting. */
+  public Router router() {
+    return router;
   }
 
   /** The actual port (useful when started on port 0). */
@@ -43,70 +49,19 @@ public final class ApiVerticle extends VerticleBase {
     return server.actualPort();
   }
 
-  public Router router() {
-    Router router = Router.router(vertx);
-    String openapi = readResource(OPENAPI_RESOURCE);
-    router.route().handler(RouteGuard.methods(router));
-    Handler<RoutingContext> health = Http.handle(ctx -> Database.ping(services.pool())
-        .map(ok -> Http.Reply.ok(new JsonObject().put("status", "UP").put("database", "UP"))));
-    router.get("/health").handler(health);
-    router.head("/health").handler(health);
-    router.get("/metrics").handler(ctx -> ctx.response()
-        .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
-        .end(services.meterRegistry().scrape()));
-    router.get("/api/v1/openapi.yaml").handler(ctx -> ctx.response()
-        .putHeader("content-type", "application/yaml").end(openapi));
-
-    Router api = Router.router(vertx);
-    api.route().handler(RouteGuard.api(api));
-    api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
-    api.route().handler(this::authenticate);
-    new TaskRoutes(vertx, services).mount(api);
-    new NodeRoutes(services).mount(api);
-    new AdminRoutes(services).mount(api);
-    new PluginRoutes(vertx, services).mount(api);
-    new ClusterRoutes(services).mount(api);
-    api.route().failureHandler(Http::failure);
-    router.route("/api/v1/*").subRouter(api);
-
-    router.route("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false));
-    router.route().failureHandler(Http::failure);
-    return router;
-  }
-
-  private void authenticate(RoutingContext ctx) {
-    String header = ctx.request().getHeader("Authorization");
-    if (header == null || !header.startsWith("Bearer ") || header.length() <= 7) {
-      ctx.fail(new ApiError(401, "unauthorized", null, "missing 'Authorization: Bearer <token>' header"));
-      return;
+  /** Before the router is served: alive, not ready, nothing else yet (a HEAD gets the headers only). */
+  private static void starting(HttpServerRequest request) {
+    boolean live = Health.LIVE.equals(request.path()) && (request.method() == HttpMethod.GET
+        || request.method() == HttpMethod.HEAD);
+    String body = (live ? Health.live() : Health.starting()).encode();
+    request.response().setStatusCode(live ? 200 : 503).putHeader("content-type", "application/json");
+    if (!live) {
+      request.response().putHeader("Retry-After", "1");
     }
-    String token = header.substring(7).trim();
-    if (MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8),
-        services.adminToken().getBytes(StandardCharsets.UTF_8))) {
-      ctx.put(Http.PRINCIPAL, Principal.ofAdmin());
-      ctx.next();
-      return;
-    }
-    services.tenants().tenantOfToken(TaskRoutes.sha256(token)).onComplete(result -> {
-      if (result.failed()) {
-        ctx.fail(result.cause());
-      } else if (result.result().isEmpty()) {
-        ctx.fail(new ApiError(401, "unauthorized", null, "unknown token"));
-      } else {
-        ctx.put(Http.PRINCIPAL, Principal.ofTenant(result.result().get()));
-        ctx.next();
-      }
-    });
-  }
-
-  static String readResource(String name) {
-    try (InputStream in = ApiVerticle.class.getClassLoader().getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("missing resource " + name);
-      }
-      return Buffer.buffer(in.readAllBytes()).toString(StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
+    if (request.method() == HttpMethod.HEAD) {
+      request.response().putHeader("content-length", String.valueOf(Buffer.buffer(body).length())).end();
+    } else {
+      request.response().end(body);
     }
   }
 }

@@ -1,7 +1,9 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.cluster.Leadership;
 import io.heteroflow.controlplane.api.Http.Reply;
+import io.heteroflow.controlplane.store.LeaderStore;
+import io.heteroflow.controlplane.store.NodeStore;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -10,20 +12,24 @@ import io.vertx.ext.web.Router;
 final class ClusterRoutes {
   /** A member that has not written its beat for this long is not listed. */
   static final int MEMBER_SEEN_SECONDS = 10;
-  private final Services services;
+  private final LeaderStore leaders;
+  private final NodeStore nodes;
+  private final Leadership leadership;
 
-  ClusterRoutes(Services services) {
-    this.services = services;
+  ClusterRoutes(LeaderStore leaders, NodeStore nodes, Leadership leadership) {
+    this.leaders = leaders;
+    this.nodes = nodes;
+    this.leadership = leadership;
   }
 
   void mount(Router api) {
-    api.get("/cluster").handler(Http.handle(ctx -> services.leaders().describe(MEMBER_SEEN_SECONDS)
-        .compose(cluster -> services.nodes().all().map(nodes -> {
+    api.get("/cluster").handler(Http.handle(ctx -> leaders.describe(MEMBER_SEEN_SECONDS)
+        .compose(cluster -> nodes.all().map(nodes -> {
           JsonArray agents = new JsonArray();
           nodes.forEach(node -> agents.add(new JsonObject().put("node_id", node.info().id())
               .put("status", node.info().status()).put("gpu_vendor", node.info().gpuVendor())
               .put("last_heartbeat_at", node.lastHeartbeatAt() == null ? null : node.lastHeartbeatAt().toString())));
-          return Reply.ok(cluster.put("this_member", services.leadership().memberId()).put("agents", agents));
+          return Reply.ok(cluster.put("this_member", leadership.memberId()).put("agents", agents));
         }))));
   }
 }

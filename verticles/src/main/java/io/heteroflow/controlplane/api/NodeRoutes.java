@@ -1,9 +1,9 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
 import io.heteroflow.controlplane.store.CardCounts;
+import io.heteroflow.controlplane.store.NodeStore;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Stop;
@@ -28,21 +28,23 @@ import java.util.regex.Pattern;
 final class NodeRoutes {
   private static final Pattern LOCATION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
   private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
-  private final Services services;
+  private final NodeStore nodes;
+  private final TaskStore tasks;
 
-  NodeRoutes(Services services) {
-    this.services = services;
+  NodeRoutes(NodeStore nodes, TaskStore tasks) {
+    this.nodes = nodes;
+    this.tasks = tasks;
   }
 
   void mount(Router api) {
-    api.get("/nodes").handler(Http.handle(ctx -> services.nodes().all().map(nodes -> {
+    api.get("/nodes").handler(Http.handle(ctx -> nodes.all().map(nodes -> {
       JsonArray items = new JsonArray();
       nodes.forEach(node -> items.add(node.toJson()));
       return Reply.ok(new JsonObject().put("items", items).put("count", items.size()));
     })));
-    api.get("/nodes/:id").handler(Http.handle(ctx -> services.nodes().get(ctx.pathParam("id"))
+    api.get("/nodes/:id").handler(Http.handle(ctx -> nodes.get(ctx.pathParam("id"))
         .map(node -> Reply.ok(node.orElseThrow(() -> ApiError.notFound("node " + ctx.pathParam("id"))).toJson()))));
-    api.get("/fragmentation").handler(Http.handle(ctx -> services.nodes().cardCounts().map(counts -> {
+    api.get("/fragmentation").handler(Http.handle(ctx -> nodes.cardCounts().map(counts -> {
       Fragmentation fragmentation = CardCounts.fragmentation(counts);
       JsonObject histogram = new JsonObject();
       fragmentation.freeCardsPerNode().forEach((free, count) -> histogram.put(String.valueOf(free), count));
@@ -68,7 +70,7 @@ final class NodeRoutes {
   private Future<Reply> cordon(RoutingContext ctx, boolean cordoned) {
     Http.requireAdmin(ctx);
     String id = ctx.pathParam("id");
-    return services.nodes().setCordon(id, cordoned, false).compose(found -> reply(found, id));
+    return nodes.setCordon(id, cordoned, false).compose(found -> reply(found, id));
   }
 
   /**
@@ -83,14 +85,14 @@ final class NodeRoutes {
     }
     boolean wait = "true".equals(waitParam);
     String id = ctx.pathParam("id");
-    return services.nodes().setCordon(id, true, true).compose(found -> {
+    return nodes.setCordon(id, true, true).compose(found -> {
       if (!found) {
         throw ApiError.notFound("node " + id);
       }
       if (wait) {
         return Future.succeededFuture();
       }
-      return services.nodes().activeTasks(id).compose(tasks -> {
+      return nodes.activeTasks(id).compose(tasks -> {
         List<Future<Void>> stops = new ArrayList<>();
         tasks.forEach((task, status) -> stops.add(stop(ctx.vertx(), id, task, status, 3)));
         return Future.all(stops).mapEmpty();
@@ -104,7 +106,7 @@ final class NodeRoutes {
       return Future.succeededFuture(); // already stopping, preempting or finished
     }
     TaskStore.Details details = new TaskStore.Details(null, null, null, "stopped by drain of node " + nodeId);
-    return services.tasks().transition(task, from, TaskStatus.STOPPING, details).compose(won -> {
+    return tasks.transition(task, from, TaskStatus.STOPPING, details).compose(won -> {
       if (won) {
         vertx.eventBus().send(BusAddresses.agentStop(nodeId), new Stop(task).toJson());
         return Future.succeededFuture();
@@ -112,7 +114,7 @@ final class NodeRoutes {
       if (attemptsLeft == 0) {
         return Future.succeededFuture();
       }
-      return services.tasks().get(task).compose(fresh -> fresh.isEmpty() || !nodeId.equals(fresh.get().nodeId())
+      return tasks.get(task).compose(fresh -> fresh.isEmpty() || !nodeId.equals(fresh.get().nodeId())
           ? Future.succeededFuture() : stop(vertx, nodeId, task, fresh.get().status(), attemptsLeft - 1));
     });
   }
@@ -125,7 +127,7 @@ final class NodeRoutes {
     }
     String tenant = json.string("tenant", null, 63, TENANT);
     String id = ctx.pathParam("id");
-    return services.nodes().setDedicated(id, tenant).compose(outcome -> switch (outcome) {
+    return nodes.setDedicated(id, tenant).compose(outcome -> switch (outcome) {
       case UNKNOWN_TENANT -> throw ApiError.badField("tenant", "unknown tenant '" + tenant + "'");
       case UNKNOWN_NODE -> reply(false, id);
       case SET -> reply(true, id);
@@ -139,7 +141,7 @@ final class NodeRoutes {
     String zone = json.string("zone", null, 63, LOCATION);
     String rack = json.string("rack", null, 63, LOCATION);
     String id = ctx.pathParam("id");
-    return services.nodes().setLocation(id, region, zone, rack).compose(found -> reply(found, id));
+    return nodes.setLocation(id, region, zone, rack).compose(found -> reply(found, id));
   }
 
   private Future<Reply> setLabels(RoutingContext ctx) {
@@ -150,13 +152,13 @@ final class NodeRoutes {
     }
     Map<String, String> labels = json.stringMap("labels", 64, TaskSpecDecoder.LABEL_KEY, 256);
     String id = ctx.pathParam("id");
-    return services.nodes().setLabels(id, new JsonObject(Map.copyOf(labels))).compose(found -> reply(found, id));
+    return nodes.setLabels(id, new JsonObject(Map.copyOf(labels))).compose(found -> reply(found, id));
   }
 
   private Future<Reply> reply(boolean found, String id) {
     if (!found) {
       throw ApiError.notFound("node " + id);
     }
-    return services.nodes().get(id).map(node -> Reply.ok(node.orElseThrow().toJson()));
+    return nodes.get(id).map(node -> Reply.ok(node.orElseThrow().toJson()));
   }
 }

@@ -1,12 +1,14 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.protocol.message.Kick;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.scheduler.framework.InvalidSettingException;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry.Registration;
 import io.heteroflow.controlplane.scheduler.framework.PluginSetting;
 import io.heteroflow.controlplane.scheduler.framework.PluginState;
+import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -28,11 +30,13 @@ import java.util.Map;
 final class PluginRoutes {
   private static final String WEIGHT = "weight";
   private final Vertx vertx;
-  private final Services services;
+  private final PluginConfigStore plugins;
+  private final PluginRegistry registry;
 
-  PluginRoutes(Vertx vertx, Services services) {
+  PluginRoutes(Vertx vertx, PluginConfigStore plugins, PluginRegistry registry) {
     this.vertx = vertx;
-    this.services = services;
+    this.plugins = plugins;
+    this.registry = registry;
   }
 
   void mount(Router api) {
@@ -42,7 +46,7 @@ final class PluginRoutes {
   }
 
   private Future<Reply> effective() {
-    return services.plugins().load().map(services.registry()::build)
+    return plugins.load().map(registry::build)
         .map(set -> Reply.ok(new JsonObject().put("plugins", describe(set.states()))));
   }
 
@@ -60,14 +64,14 @@ final class PluginRoutes {
       }
       throw locked(plugin);
     }
-    return services.plugins().load().compose(persisted -> {
-      Map<String, PluginConfig> current = services.registry().effective(persisted);
+    return plugins.load().compose(persisted -> {
+      Map<String, PluginConfig> current = registry.effective(persisted);
       PluginConfig config = current.get(plugin.name());
       int weight = enable && config.weight() == 0 && plugin.kind().contains("score") ? 1 : config.weight();
       List<PluginConfig> changes = new ArrayList<>();
       changes.add(new PluginConfig(plugin.name(), enable, weight, config.extra()));
       if (enable) {
-        services.registry().exclusivePartner(plugin.name()).map(current::get).ifPresent(partner ->
+        registry.exclusivePartner(plugin.name()).map(current::get).ifPresent(partner ->
             changes.add(new PluginConfig(partner.name(), false, partner.weight(), partner.extra())));
       }
       return save(changes);
@@ -94,8 +98,8 @@ final class PluginRoutes {
     }
     Integer weight = json.has(WEIGHT) ? (int) json.integer(WEIGHT, 0, 0, 100) : null;
     validated(plugin, Map.of(), update);
-    return services.plugins().load().compose(persisted -> {
-      PluginConfig config = services.registry().effective(persisted).get(plugin.name());
+    return plugins.load().compose(persisted -> {
+      PluginConfig config = registry.effective(persisted).get(plugin.name());
       Map<String, Object> extra = validated(plugin, config.extra(), update);
       return save(List.of(new PluginConfig(plugin.name(), config.enabled(), weight == null ? config.weight() : weight,
           extra)));
@@ -114,15 +118,15 @@ final class PluginRoutes {
   }
 
   private Future<Reply> save(List<PluginConfig> changes) {
-    return services.plugins().save(changes).compose(v -> {
-      vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, new JsonObject().put("reason", "plugins changed"));
+    return plugins.save(changes).compose(v -> {
+      vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("plugins changed").toJson());
       return effective();
     });
   }
 
   private Registration plugin(RoutingContext ctx) {
     String name = ctx.pathParam("name");
-    return services.registry().find(name).orElseThrow(() -> ApiError.notFound("plugin " + name));
+    return registry.find(name).orElseThrow(() -> ApiError.notFound("plugin " + name));
   }
 
   private static ApiError locked(Registration plugin) {

@@ -1,6 +1,6 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskSpec;
@@ -35,11 +35,15 @@ final class TaskRoutes {
   /** The reason of a stop asked for here (replaces a pending task's last reason, e.g. InsufficientResources). */
   static final String STOPPED_BY_USER = "StoppedByUser";
   private final Vertx vertx;
-  private final Services services;
+  private final TaskStore tasks;
+  private final int defaultTimeoutSeconds;
+  private final ControlPlaneMetrics metrics;
 
-  TaskRoutes(Vertx vertx, Services services) {
+  TaskRoutes(Vertx vertx, TaskStore tasks, int defaultTimeoutSeconds, ControlPlaneMetrics metrics) {
     this.vertx = vertx;
-    this.services = services;
+    this.tasks = tasks;
+    this.defaultTimeoutSeconds = defaultTimeoutSeconds;
+    this.metrics = metrics;
   }
 
   void mount(Router api) {
@@ -49,23 +53,23 @@ final class TaskRoutes {
     api.post("/tasks/:id/stop").handler(Http.handle(this::stop));
     api.get("/tasks/:id/logs").handler(Http.handle(this::logs));
     api.get("/tasks/:id/events").handler(Http.handle(ctx -> visibleTask(ctx)
-        .compose(task -> services.tasks().events(task.id())).map(Reply::ok)));
+        .compose(task -> tasks.events(task.id())).map(Reply::ok)));
   }
 
   private Future<Reply> create(RoutingContext ctx) {
-    TaskSpec spec = TaskSpecDecoder.decode(ctx.body().buffer(), services.config().defaultTaskTimeout());
+    TaskSpec spec = TaskSpecDecoder.decode(ctx.body().buffer(), defaultTimeoutSeconds);
     String key = ctx.request().getHeader("Idempotency-Key");
     if (key != null && (key.isBlank() || key.length() > MAX_IDEMPOTENCY_KEY)) {
       throw ApiError.badField("Idempotency-Key", "must be 1–" + MAX_IDEMPOTENCY_KEY + " characters");
     }
     String tenant = Http.principal(ctx).tenant();
-    return services.tasks().create(tenant, spec, key, sha256(ctx.body().buffer().getBytes())).map(created -> {
+    return tasks.create(tenant, spec, key, sha256(ctx.body().buffer().getBytes())).map(created -> {
       if (created.keyReusedWithOtherBody()) {
         throw new ApiError(422, "idempotency_key_reused", "Idempotency-Key",
             "Idempotency-Key was already used for a different request body");
       }
       if (created.created()) {
-        services.metrics().taskCreated();
+        metrics.taskCreated();
         vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.task(created.task().id()).toJson());
       }
       return new Reply(created.created() ? 201 : 200, TaskView.of(created.task()));
@@ -95,7 +99,7 @@ final class TaskRoutes {
         throw ApiError.badField("limit", "must be between 1 and 1000");
       }
     }
-    return services.tasks().list(principal.admin() ? null : principal.tenant(), statuses, limit).map(tasks -> {
+    return tasks.list(principal.admin() ? null : principal.tenant(), statuses, limit).map(tasks -> {
       JsonArray items = new JsonArray();
       tasks.forEach(task -> items.add(TaskView.of(task)));
       return Reply.ok(new JsonObject().put("items", items).put("count", items.size()));
@@ -129,7 +133,7 @@ final class TaskRoutes {
           .withCurrentStatus(from.wire());
     }
     TaskStatus to = from == TaskStatus.PENDING ? TaskStatus.STOPPED : TaskStatus.STOPPING;
-    return services.tasks().transition(task.id(), from, to, new TaskStore.Details(null, null, STOPPED_BY_USER, "stopped by user"))
+    return tasks.transition(task.id(), from, to, new TaskStore.Details(null, null, STOPPED_BY_USER, "stopped by user"))
         .compose(won -> {
           if (!won) {
             if (attemptsLeft == 0) {
@@ -147,7 +151,7 @@ final class TaskRoutes {
   /** Logs: from the agent while it can answer, else the tail kept at the end of the task. */
   private Future<Reply> logs(RoutingContext ctx) {
     return visibleTask(ctx).compose(task -> {
-      Future<String> stored = services.tasks().logTail(task.id()).map(tail -> tail == null ? "" : tail);
+      Future<String> stored = tasks.logTail(task.id()).map(tail -> tail == null ? "" : tail);
       if (task.nodeId() == null || task.status().isTerminal()) {
         return stored.map(Reply::ok);
       }
@@ -167,12 +171,12 @@ final class TaskRoutes {
       throw ApiError.notFound("task " + ctx.pathParam("id"));
     }
     Principal principal = Http.principal(ctx);
-    return services.tasks().get(id).map(found -> found.filter(task -> principal.sees(task.tenant()))
+    return tasks.get(id).map(found -> found.filter(task -> principal.sees(task.tenant()))
         .orElseThrow(() -> ApiError.notFound("task " + id)));
   }
 
   private Future<TaskRecord> reload(UUID id) {
-    return services.tasks().get(id).map(found -> found.orElseThrow(() -> ApiError.notFound("task " + id)));
+    return tasks.get(id).map(found -> found.orElseThrow(() -> ApiError.notFound("task " + id)));
   }
 
   static String sha256(byte[] bytes) {

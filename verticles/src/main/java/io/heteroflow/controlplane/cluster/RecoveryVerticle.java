@@ -1,6 +1,5 @@
 package io.heteroflow.controlplane.cluster;
 
-import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
@@ -24,12 +23,14 @@ import java.util.logging.Logger;
  */
 public final class RecoveryVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(RecoveryVerticle.class.getName());
-  private final Services services;
+  private final TaskStore tasks;
+  private final Leadership leadership;
   private final long periodMs;
   private final int offlineGraceSeconds;
 
-  public RecoveryVerticle(Services services, long periodMs, int offlineGraceSeconds) {
-    this.services = services;
+  public RecoveryVerticle(TaskStore tasks, Leadership leadership, long periodMs, int offlineGraceSeconds) {
+    this.tasks = tasks;
+    this.leadership = leadership;
     this.periodMs = periodMs;
     this.offlineGraceSeconds = offlineGraceSeconds;
   }
@@ -37,7 +38,7 @@ public final class RecoveryVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     vertx.setPeriodic(periodMs, id -> {
-      if (services.leadership().leading()) {
+      if (leadership.leading()) {
         recover().onFailure(e -> LOG.log(Level.FINE, "backlog recovery failed", e));
       }
     });
@@ -45,7 +46,7 @@ public final class RecoveryVerticle extends VerticleBase {
   }
 
   Future<Integer> recover() {
-    return services.tasks().stranded(offlineGraceSeconds).compose(stranded -> {
+    return tasks.stranded(offlineGraceSeconds).compose(stranded -> {
       List<Future<Boolean>> settled = new ArrayList<>();
       stranded.forEach((id, status) -> settled.add(settle(id, status)));
       return Future.join(settled).map(all -> {
@@ -61,11 +62,11 @@ public final class RecoveryVerticle extends VerticleBase {
 
   private Future<Boolean> settle(UUID id, TaskStatus status) {
     if (status == TaskStatus.RUNNING) {
-      return services.tasks().transition(id, status, TaskStatus.FAILED, new TaskStore.Details(null, null, "NodeLost",
+      return tasks.transition(id, status, TaskStatus.FAILED, new TaskStore.Details(null, null, "NodeLost",
           "its node stayed offline past the grace period while it ran: the task is lost"));
     }
     TaskStatus target = status == TaskStatus.STOPPING ? TaskStatus.STOPPED : TaskStatus.PENDING;
-    return services.tasks().transition(id, status, target,
+    return tasks.transition(id, status, target,
         new TaskStore.Details(null, null, "NodeLost", "its node went offline before the agent confirmed"));
   }
 }

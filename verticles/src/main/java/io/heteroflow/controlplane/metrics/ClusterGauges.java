@@ -1,8 +1,10 @@
 package io.heteroflow.controlplane.metrics;
 
-import io.heteroflow.controlplane.Services;
 import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
 import io.heteroflow.controlplane.store.CardCounts;
+import io.heteroflow.controlplane.store.LeaderStore;
+import io.heteroflow.controlplane.store.NodeStore;
+import io.heteroflow.controlplane.store.TaskStore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -29,7 +31,9 @@ public final class ClusterGauges extends VerticleBase {
   /** Nodes per read of the card counts (a few milliseconds of PostgreSQL each). */
   static final int PAGE_NODES = 250;
   static final long PAGE_PAUSE_MS = 50;
-  private final Services services;
+  private final NodeStore nodes;
+  private final TaskStore tasks;
+  private final LeaderStore leaders;
   private final long periodMs;
   private final MultiGauge cards;
   private final MultiGauge pending;
@@ -43,10 +47,11 @@ public final class ClusterGauges extends VerticleBase {
   private final Map<String, Long> lastHeartbeatMillis = new ConcurrentHashMap<>();
   private boolean refreshing;
 
-  public ClusterGauges(Services services, long periodMs) {
-    this.services = services;
+  public ClusterGauges(NodeStore nodes, TaskStore tasks, LeaderStore leaders, MeterRegistry registry, long periodMs) {
+    this.nodes = nodes;
+    this.tasks = tasks;
+    this.leaders = leaders;
     this.periodMs = periodMs;
-    MeterRegistry registry = services.meterRegistry();
     cards = MultiGauge.builder("heteroflow_cards").description("cards by vendor, model and state (total, used, free)")
         .register(registry);
     pending = MultiGauge.builder("heteroflow_tasks_pending")
@@ -87,8 +92,8 @@ public final class ClusterGauges extends VerticleBase {
    */
   public Future<Void> refresh() {
     Future<List<CardCounts>> counts = sweep("", new ArrayList<>());
-    Future<Map<List<String>, Long>> queue = services.tasks().pendingByReasonAndBand();
-    Future<io.vertx.core.json.JsonObject> leader = services.leaders().describe(10);
+    Future<Map<List<String>, Long>> queue = tasks.pendingByReasonAndBand();
+    Future<io.vertx.core.json.JsonObject> leader = leaders.describe(10);
     return Future.all(counts, queue, leader).map(all -> {
       cards.register(cardRows(counts.result()), true);
       List<MultiGauge.Row<?>> queueRows = new ArrayList<>();
@@ -109,7 +114,7 @@ public final class ClusterGauges extends VerticleBase {
   }
 
   private Future<List<CardCounts>> sweep(String after, List<CardCounts> swept) {
-    return services.nodes().cardCounts(after, PAGE_NODES).compose(page -> {
+    return nodes.cardCounts(after, PAGE_NODES).compose(page -> {
       swept.addAll(page);
       if (page.stream().map(CardCounts::nodeId).distinct().count() < PAGE_NODES) {
         return Future.succeededFuture(swept);

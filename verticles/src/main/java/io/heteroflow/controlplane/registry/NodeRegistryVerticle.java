@@ -1,6 +1,8 @@
 package io.heteroflow.controlplane.registry;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlaneMetrics;
+import io.heteroflow.controlplane.cluster.Leadership;
+import io.heteroflow.controlplane.store.NodeStore;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
@@ -28,58 +30,68 @@ import java.util.logging.Logger;
  */
 public final class NodeRegistryVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(NodeRegistryVerticle.class.getName());
-  private final Services services;
+  private final NodeStore nodes;
+  private final TaskStore tasks;
+  private final Leadership leadership;
+  private final ControlPlaneMetrics metrics;
   private final int offlineGraceSeconds;
   private final long ledgerCheckMs;
 
-  public NodeRegistryVerticle(Services services, int offlineGraceSeconds, long ledgerCheckMs) {
-    this.services = services;
+  public NodeRegistryVerticle(NodeStore nodes, TaskStore tasks, Leadership leadership, ControlPlaneMetrics metrics,
+                              int offlineGraceSeconds, long ledgerCheckMs) {
+    this.nodes = nodes;
+    this.tasks = tasks;
+    this.leadership = leadership;
+    this.metrics = metrics;
     this.offlineGraceSeconds = offlineGraceSeconds;
     this.ledgerCheckMs = ledgerCheckMs;
   }
 
+  /** Completes once the three consumers are registered (on the clustered bus: known to every member). */
   @Override
   public Future<?> start() {
-    vertx.eventBus().consumer(BusAddresses.NODE_HEARTBEAT,
-        message -> BusPayload.answer(message, Heartbeat::fromJson, this::heartbeat));
-    vertx.eventBus().consumer(BusAddresses.TASK_CLAIM, message -> BusPayload.answer(message, Claim::fromJson, this::claim));
-    vertx.eventBus().consumer(BusAddresses.TASK_REPORT,
-        message -> BusPayload.answer(message, Report::fromJson, this::report));
-    vertx.setPeriodic(Math.max(1000, offlineGraceSeconds * 1000L / 3), id -> leaderOnly(() -> services.nodes()
+    Future<Void> consumers = Future.all(
+        vertx.eventBus().consumer(BusAddresses.NODE_HEARTBEAT,
+            message -> BusPayload.answer(message, Heartbeat::fromJson, this::heartbeat)).completion(),
+        vertx.eventBus().consumer(BusAddresses.TASK_CLAIM,
+            message -> BusPayload.answer(message, Claim::fromJson, this::claim)).completion(),
+        vertx.eventBus().consumer(BusAddresses.TASK_REPORT,
+            message -> BusPayload.answer(message, Report::fromJson, this::report)).completion()).mapEmpty();
+    vertx.setPeriodic(Math.max(1000, offlineGraceSeconds * 1000L / 3), id -> leaderOnly(() -> nodes
         .markSilentNodesOffline(offlineGraceSeconds)
         .onSuccess(sweep -> {
           sweep.markedOffline().forEach(node -> LOG.info("node " + node + " is offline: no heartbeat for "
               + offlineGraceSeconds + " s"));
           if (sweep.everyNodeSilent()) {
-            services.metrics().massSilence();
+            metrics.massSilence();
             LOG.warning("every node went silent at once: treated as a control-plane-side disruption, none marked"
                 + " offline");
           }
         })
         .onFailure(e -> LOG.log(Level.FINE, "offline sweep failed", e))));
-    vertx.setPeriodic(ledgerCheckMs, id -> leaderOnly(() -> services.nodes().reconcileLedger()
+    vertx.setPeriodic(ledgerCheckMs, id -> leaderOnly(() -> nodes.reconcileLedger()
         .onSuccess(corrections -> corrections.forEach(correction -> {
-          services.metrics().ledgerDiscrepancy();
+          metrics.ledgerDiscrepancy();
           LOG.warning("GPU ledger of node " + correction.nodeId() + " said " + correction.recorded()
               + " cards in use, its active tasks hold " + correction.actual() + ": corrected");
         }))
         .onFailure(e -> LOG.log(Level.FINE, "ledger check failed", e))));
-    return Future.succeededFuture();
+    return consumers;
   }
 
   /** The sweeps write; one member (the leader) runs them, the others would only repeat its work. */
   private void leaderOnly(Runnable sweep) {
-    if (services.leadership().leading()) {
+    if (leadership.leading()) {
       sweep.run();
     }
   }
 
   private Future<Reconciliation> heartbeat(Heartbeat beat) {
     String nodeId = beat.nodeId();
-    return services.nodes().heartbeat(beat)
+    return nodes.heartbeat(beat)
         .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
-            .compose(v -> services.tasks().tasksForAgent(nodeId))
-            .map(tasks -> reconciliation(outcome.applied(), tasks)));
+            .compose(v -> tasks.tasksForAgent(nodeId))
+            .map(assigned -> reconciliation(outcome.applied(), assigned)));
   }
 
   /** What the agent should be running or stopping according to PostgreSQL. */
@@ -104,7 +116,7 @@ public final class NodeRegistryVerticle extends VerticleBase {
     if (lost.isEmpty()) {
       return Future.succeededFuture();
     }
-    List<Future<Boolean>> settled = lost.stream().map(id -> services.tasks().transition(id, TaskStatus.RUNNING,
+    List<Future<Boolean>> settled = lost.stream().map(id -> tasks.transition(id, TaskStatus.RUNNING,
         TaskStatus.FAILED, new TaskStore.Details(null, null, "AgentRestarted", "the agent of node " + nodeId
             + " restarted and did not report the task in two heartbeats: its process is gone"))).toList();
     return Future.join(settled).transform(done -> {
@@ -129,7 +141,7 @@ public final class NodeRegistryVerticle extends VerticleBase {
       if (task.status() != TaskStatus.SCHEDULED || !ownNode) {
         return Future.succeededFuture(new Claim.Answer(false, task.status().wire()));
       }
-      return services.tasks().transition(task.id(), TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)
+      return tasks.transition(task.id(), TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)
           .map(won -> new Claim.Answer(won, null));
     });
   }
@@ -152,18 +164,18 @@ public final class NodeRegistryVerticle extends VerticleBase {
     if (target == null || !nodeId.equals(task.nodeId())) {
       return Future.succeededFuture(false);
     }
-    return services.tasks().transition(task.id(), task.status(), target, details).compose(won -> {
+    return tasks.transition(task.id(), task.status(), target, details).compose(won -> {
       if (won || attemptsLeft == 0) {
         return Future.succeededFuture(won);
       }
-      return services.tasks().get(task.id())
+      return tasks.get(task.id())
           .compose(fresh -> settle(fresh.orElseThrow(), nodeId, outcome, details, attemptsLeft - 1));
     });
   }
 
   /** The task, or a 404 failure. */
   private Future<TaskRecord> task(UUID id) {
-    return services.tasks().get(id).compose(found -> found.map(Future::succeededFuture)
+    return tasks.get(id).compose(found -> found.map(Future::succeededFuture)
         .orElseGet(() -> Future.failedFuture(FailureCode.NOT_FOUND.refusal("task_id: no task " + id))));
   }
 }

@@ -1,12 +1,14 @@
 package io.heteroflow.controlplane.scheduler;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlaneMetrics;
+import io.heteroflow.controlplane.cluster.Leadership;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.controlplane.store.TaskRecord;
+import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.BindOutcomes;
 import io.heteroflow.protocol.message.Shard;
@@ -46,7 +48,9 @@ final class BindDispatcher {
   }
 
   private final Vertx vertx;
-  private final Services services;
+  private final TaskStore tasks;
+  private final Leadership leadership;
+  private final ControlPlaneMetrics metrics;
   private final Clock clock;
   private final SnapshotCache snapshots;
   private final Runnable retry;
@@ -55,9 +59,12 @@ final class BindDispatcher {
   private Future<Void> previous = Future.succeededFuture();
 
   /** {@code retry} asks for another round: a refused bind leaves its task pending after its round has passed. */
-  BindDispatcher(Vertx vertx, Services services, Clock clock, SnapshotCache snapshots, Runnable retry) {
+  BindDispatcher(Vertx vertx, TaskStore tasks, Leadership leadership, ControlPlaneMetrics metrics, Clock clock,
+                 SnapshotCache snapshots, Runnable retry) {
     this.vertx = vertx;
-    this.services = services;
+    this.tasks = tasks;
+    this.leadership = leadership;
+    this.metrics = metrics;
     this.clock = clock;
     this.snapshots = snapshots;
     this.retry = retry;
@@ -82,7 +89,7 @@ final class BindDispatcher {
 
   /** Sends the binds; answers once the previous round's binds have settled. */
   Future<Void> dispatch(List<Decided> placed) {
-    LeaderStore.Fence fence = services.leadership().fence();
+    LeaderStore.Fence fence = leadership.fence();
     if (fence == null) {
       snapshots.reset(); // staged views that will never bind
       return previous;
@@ -162,26 +169,26 @@ final class BindDispatcher {
     TaskRecord task = decided.task();
     Decision decision = decided.decision();
     if (outcome.fenced()) {
-      if (services.leadership().leading()) {
+      if (leadership.leading()) {
         LOG.warning("bind refused: " + outcome.message() + "; stepping down");
       }
-      services.leadership().stepDown();
+      leadership.stepDown();
       return Future.succeededFuture();
     }
     if (outcome.bound()) {
-      services.metrics().attempt("bound", null);
-      services.metrics().bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
+      metrics.attempt("bound", null);
+      metrics.bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
       Shard shard = decision.shard() == null ? null : decision.shard().toWire();
       vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()), task.run(decision.gpuIndices(), shard,
           outcome.hostPort(), outcome.masterPort(), fence.term()).toJson());
       return Future.succeededFuture();
     }
     if (outcome.lostClaim()) {
-      services.metrics().bindConflict();
-      services.metrics().attempt("conflict", outcome.code().name());
+      metrics.bindConflict();
+      metrics.attempt("conflict", outcome.code().name());
       return Future.succeededFuture();
     }
-    services.metrics().attempt("rolled_back", outcome.code().name());
-    return services.tasks().setReason(task.id(), outcome.code().name(), outcome.message());
+    metrics.attempt("rolled_back", outcome.code().name());
+    return tasks.setReason(task.id(), outcome.code().name(), outcome.message());
   }
 }

@@ -1,8 +1,9 @@
 package io.heteroflow.controlplane.scheduler;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
+import io.heteroflow.controlplane.store.BatchBindStore;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.protocol.BusAddresses;
@@ -19,25 +20,27 @@ import java.util.List;
  * matter: the task CAS, the card index and the term fence decide.
  */
 public final class BindVerticle extends VerticleBase {
-  private final Services services;
+  private final BatchBindStore batchBinds;
+  private final ControlPlaneMetrics metrics;
 
-  public BindVerticle(Services services) {
-    this.services = services;
+  public BindVerticle(BatchBindStore batchBinds, ControlPlaneMetrics metrics) {
+    this.batchBinds = batchBinds;
+    this.metrics = metrics;
   }
 
+  /** Completes once the consumer is registered (on the clustered bus: known to every member). */
   @Override
   public Future<?> start() {
-    vertx.eventBus().consumer(BusAddresses.SCHEDULER_BIND,
-        message -> BusPayload.answer(message, BindBatch::fromJson, this::bind));
-    return Future.succeededFuture();
+    return vertx.eventBus().consumer(BusAddresses.SCHEDULER_BIND,
+        message -> BusPayload.answer(message, BindBatch::fromJson, this::bind)).completion();
   }
 
   /** A malformed batch was refused as a whole (400 naming the field) by its reader, before anything is bound. */
   private Future<BindOutcomes> bind(BindBatch batch) {
     List<BindStore.Request> requests = batch.binds().stream().map(bind -> new BindStore.Request(bind.taskId(),
         bind.nodeId(), bind.gpuIndices(), ShardAssignment.of(bind.shard()))).toList();
-    return services.batchBinds().bind(requests, new LeaderStore.Fence(batch.fence().member(), batch.fence().term()))
-        .onSuccess(result -> services.metrics().fencedBinds((int) result.outcomes().stream()
+    return batchBinds.bind(requests, new LeaderStore.Fence(batch.fence().member(), batch.fence().term()))
+        .onSuccess(result -> metrics.fencedBinds((int) result.outcomes().stream()
             .filter(BindStore.Outcome::fenced).count()))
         .map(result -> new BindOutcomes(result.outcomes().stream().map(BindVerticle::toWire).toList(),
             result.nodeVersions()));

@@ -1,6 +1,11 @@
 package io.heteroflow.controlplane.scheduler;
 
-import io.heteroflow.controlplane.Services;
+import io.heteroflow.controlplane.ControlPlaneMetrics;
+import io.heteroflow.controlplane.cluster.Leadership;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
+import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
+import io.heteroflow.controlplane.store.NodeStore;
+import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
@@ -48,7 +53,13 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   static final long RETRY_MS = 20;
   private static final Logger LOG = Logger.getLogger(SchedulerLoopVerticle.class.getName());
 
-  private final Services services;
+  private final TaskStore tasks;
+  private final NodeStore nodes;
+  private final PluginConfigStore pluginConfigs;
+  private final PluginRegistry registry;
+  private final SchedulingPipeline pipeline;
+  private final Leadership leadership;
+  private final ControlPlaneMetrics metrics;
   private final Clock clock;
   private boolean running;
   private boolean kicked;
@@ -58,40 +69,50 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private BindDispatcher binds;
   private final Deque<UUID> immediate = new ArrayDeque<>();
 
-  public SchedulerLoopVerticle(Services services, Clock clock) {
-    this.services = services;
+  public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PluginConfigStore pluginConfigs, PluginRegistry registry,
+                               SchedulingPipeline pipeline, Leadership leadership, ControlPlaneMetrics metrics,
+                               Clock clock) {
+    this.tasks = tasks;
+    this.nodes = nodes;
+    this.pluginConfigs = pluginConfigs;
+    this.registry = registry;
+    this.pipeline = pipeline;
+    this.leadership = leadership;
+    this.metrics = metrics;
     this.clock = clock;
   }
 
+  /** Completes once its consumers are registered (on the clustered bus: known to every member). */
   @Override
   public Future<?> start() {
-    snapshots = new SnapshotCache(services.nodes(), services.plugins(), services.registry(), clock);
-    binds = new BindDispatcher(vertx, services, clock, snapshots, () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
-    vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK, message -> BusPayload.answer(message, Kick::fromJson,
-        kick -> {
+    snapshots = new SnapshotCache(nodes, pluginConfigs, registry, clock);
+    binds = new BindDispatcher(vertx, tasks, leadership, metrics, clock, snapshots,
+        () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
+    Future<Void> kicks = vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK,
+        message -> BusPayload.answer(message, Kick::fromJson, kick -> {
           if (kick.taskId() != null && immediate.size() < IMMEDIATE_CAPACITY) {
             immediate.add(kick.taskId());
           }
           requestRound();
           return Future.<BusMessage>succeededFuture();
-        }));
+        })).completion();
     vertx.setPeriodic(TICK_MS, id -> requestRound());
-    vertx.eventBus().consumer(BusAddresses.LEADERSHIP_CHANGED, message -> BusPayload.answer(message,
-        LeadershipChange::fromJson, change -> {
-          services.metrics().leaderChanged();
+    Future<Void> leaders = vertx.eventBus().consumer(BusAddresses.LEADERSHIP_CHANGED,
+        message -> BusPayload.answer(message, LeadershipChange::fromJson, change -> {
+          metrics.leaderChanged();
           snapshots.reset();
-          if (services.leadership().leading()) {
+          if (leadership.leading()) {
             cursor = null;
             requestRound();
           }
           return Future.<BusMessage>succeededFuture();
-        }));
+        })).completion();
     requestRound();
-    return Future.succeededFuture();
+    return Future.all(kicks, leaders);
   }
 
   private void requestRound() {
-    if (!services.leadership().leading()) {
+    if (!leadership.leading()) {
       return;
     }
     if (running) {
@@ -103,7 +124,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     Instant started = clock.instant();
     round().onComplete(result -> {
       running = false;
-      services.metrics().round(Duration.between(started, clock.instant()));
+      metrics.round(Duration.between(started, clock.instant()));
       if (result.failed()) {
         LOG.log(Level.WARNING, "scheduling round failed; the next tick retries", result.cause());
       }
@@ -121,8 +142,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       fresh.add(immediate.poll());
     }
     binds.beginQueueRead();
-    Future<List<TaskRecord>> freshTasks = services.tasks().pendingAmong(fresh);
-    Future<List<TaskRecord>> batch = services.tasks().pending(cursor, BATCH - fresh.size());
+    Future<List<TaskRecord>> freshTasks = tasks.pendingAmong(fresh);
+    Future<List<TaskRecord>> batch = tasks.pending(cursor, BATCH - fresh.size());
     return Future.all(plugins, freshTasks, batch).compose(all -> {
       List<TaskRecord> scanned = batch.result();
       List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned).stream()
@@ -178,7 +199,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       List<Decided> decided = new ArrayList<>();
       for (TaskRecord task : tasks) {
         TaskRequest request = task.toRequest();
-        Decision decision = services.pipeline().decide(request, snapshot, plugins);
+        Decision decision = pipeline.decide(request, snapshot, plugins);
         if (decision.isPlaced()) {
           snapshot.assume(request, decision);
         }
@@ -192,8 +213,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         if (each.decision().isPlaced()) {
           placed.add(each);
         } else {
-          services.metrics().attempt("unschedulable", each.decision().code().name());
-          reasons.add(services.tasks().setReason(each.task().id(), each.decision().code().name(),
+          metrics.attempt("unschedulable", each.decision().code().name());
+          reasons.add(this.tasks.setReason(each.task().id(), each.decision().code().name(),
               each.decision().message()).recover(e -> {
                 LOG.log(Level.WARNING, "recording why task " + each.task().id() + " is pending failed", e);
                 return Future.succeededFuture();

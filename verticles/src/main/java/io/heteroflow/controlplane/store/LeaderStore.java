@@ -53,6 +53,14 @@ public final class LeaderStore {
     return pool.preparedQuery(Sql.SEEN_CONTROL_PLANE).execute(Tuple.of(member, host, httpPort)).mapEmpty();
   }
 
+  /** Whether some member holds an unexpired term (read on PostgreSQL's clock; for /health/ready). */
+  public Future<Boolean> leaderKnown() {
+    return pool.query(Sql.LEADER).execute().map(rows -> {
+      Row row = rows.iterator().next();
+      return Boolean.TRUE.equals(row.getBoolean("valid")) && row.getString("holder") != null;
+    });
+  }
+
   /** The leader row and the control planes seen in the last {@code withinSeconds}. */
   public Future<JsonObject> describe(int withinSeconds) {
     Future<io.vertx.sqlclient.RowSet<Row>> leader = pool.query(Sql.LEADER).execute();

@@ -14,28 +14,19 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Strict decoding (SPEC §10): each bad input is a 4xx naming the field, and nothing is written. */
 class ApiDecodingTest {
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness();
   private static final Pattern PARAM = Pattern.compile("\\{([A-Za-z]+)}");
   private static final String OK = "\"name\":\"t\",\"command\":[\"true\"]";
 
-  @BeforeAll
-  static void start() throws Exception {
-    cp = ControlPlaneHarness.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
-  }
 
   static Stream<Arguments> badTasks() {
     return Stream.of(

@@ -6,26 +6,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.testsupport.ControlPlaneHarness;
 import io.vertx.core.json.JsonObject;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A tenant sees and stops only its own tasks; everything else is a 404, and admin routes are refused. */
 class TenantIsolationTest {
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness();
   private static String alice;
   private static String bob;
 
   @BeforeAll
   static void start() throws Exception {
-    cp = ControlPlaneHarness.start();
     alice = cp.json("POST", "/api/v1/tenants", ControlPlaneHarness.ADMIN, "{\"name\":\"alice\"}", 201).getString("token");
     bob = cp.json("POST", "/api/v1/tenants", ControlPlaneHarness.ADMIN, "{\"name\":\"bob\"}", 201).getString("token");
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
   }
 
   @Test

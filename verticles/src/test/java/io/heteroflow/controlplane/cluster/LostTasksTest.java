@@ -10,9 +10,8 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Tuple;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Running tasks whose process is gone hold no cards: on a node offline past the grace (NodeLost, the recovery
@@ -20,17 +19,9 @@ import org.junit.jupiter.api.Test;
  * the agent: it sends the heartbeats and claims on the bus of a real control plane on PostgreSQL.
  */
 class LostTasksTest {
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness();
 
-  @BeforeAll
-  static void start() throws Exception {
-    cp = ControlPlaneHarness.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
-  }
 
   /** A heartbeat of an 8-card node labelled lost=node, reporting {@code active} as its running tasks. */
   private static JsonObject beat(String node, String boot, long seq, String... active) throws Exception {
@@ -133,7 +124,7 @@ class LostTasksTest {
     String id = running(node, 8);
     await(cp.pool().preparedQuery("UPDATE nodes SET status = 'offline', last_heartbeat_at = now() - interval"
         + " '10 minutes' WHERE id = $1").execute(Tuple.of(node)));
-    RecoveryVerticle recovery = new RecoveryVerticle(cp.running.services(), 3_600_000, 60);
+    RecoveryVerticle recovery = new RecoveryVerticle(cp.running.stores().tasks(), cp.running.leadership(), 3_600_000, 60);
     await(cp.vertx.deployVerticle(recovery));
     assertEquals(1, (int) await(recovery.recover()));
     beat(node, "boot-1", 2); // back online: its cards are free again

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.registry;
 
 import static io.heteroflow.testsupport.ControlPlaneHarness.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.protocol.BusAddresses;
@@ -17,9 +18,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -30,17 +30,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class BusHandlersTest {
   private static final String AGENT = "bus-agent";
   private static final String SOME_TASK = UUID.randomUUID().toString();
-  private static ControlPlaneHarness cp;
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(ControlPlaneHarness.node(AGENT, GpuVendor.NVIDIA, 1)));
 
-  @BeforeAll
-  static void start() throws Exception {
-    cp = ControlPlaneHarness.start().withAgents(List.of(ControlPlaneHarness.node(AGENT, GpuVendor.NVIDIA, 1)));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
-  }
 
   record Case(String address, Object body, int code, String why) {
     @Override
@@ -140,16 +132,9 @@ class BusHandlersTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void aMalformedPayloadIsAnsweredWithA4xxCode(Case c) throws Exception {
-    Throwable failure;
-    try {
-      cp.vertx.eventBus().request(c.address(), c.body(), new DeliveryOptions().setSendTimeout(3000))
-          .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      throw new AssertionError("answered as if well formed");
-    } catch (java.util.concurrent.ExecutionException e) {
-      failure = e.getCause();
-    }
-    assertTrue(failure instanceof ReplyException, "a reply failure: " + failure);
-    ReplyException reply = (ReplyException) failure;
+    ReplyException reply = assertThrows(ReplyException.class, () -> cp.vertx.eventBus()
+        .request(c.address(), c.body(), new DeliveryOptions().setSendTimeout(3000)).await(10, TimeUnit.SECONDS),
+        "answered as if well formed");
     assertEquals(ReplyFailure.RECIPIENT_FAILURE, reply.failureType(), "refused by the consumer, not timed out: "
         + reply.getMessage());
     assertEquals(c.code(), reply.failureCode(), reply.getMessage());

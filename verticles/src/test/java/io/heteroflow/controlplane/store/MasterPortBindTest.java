@@ -11,7 +11,6 @@ import io.heteroflow.protocol.TaskStatus;
 import io.heteroflow.testsupport.StoreFixture;
 import io.vertx.pgclient.PgException;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -61,10 +60,10 @@ class MasterPortBindTest {
     TaskRecord second = store.task(1);
     assertTrue(await(store.binds.bind(first.id(), "mp-unique", List.of(0))).bound());
     assertTrue(await(store.binds.bind(second.id(), "mp-unique", List.of(1))).bound());
-    ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+    PgException refused = org.junit.jupiter.api.Assertions.assertThrows(PgException.class,
         () -> store.query("UPDATE tasks SET master_port = $2 WHERE id = $1", second.id(),
             store.reload(first.id()).masterPort()));
-    assertEquals("23505", ((PgException) refused.getCause()).getSqlState(), "unique violation");
+    assertEquals("23505", refused.getSqlState(), "unique violation");
   }
 
   @Test

@@ -1,0 +1,111 @@
+package io.heteroflow.controlplane.api;
+
+import io.heteroflow.controlplane.ControlPlaneMetrics;
+import io.heteroflow.controlplane.cluster.Leadership;
+import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
+import io.heteroflow.controlplane.store.Stores;
+import io.heteroflow.controlplane.store.TenantStore;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.StaticHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+
+/**
+ * The control plane's router: the REST API ({@code /api/v1}, Bearer tokens), {@code /health/live},
+ * {@code /health/ready} (alias {@code /health}), {@code /metrics}, the OpenAPI document and the static web UI.
+ * The API's own composition: each route class gets from here only the stores it uses.
+ */
+public final class ApiRouter {
+  public static final String OPENAPI_RESOURCE = "api/openapi.yaml";
+  static final long BODY_LIMIT = 64 * 1024;
+  private final String adminToken;
+  private final SchedulerConfig config;
+  private final Stores stores;
+  private final Leadership leadership;
+  private final PluginRegistry registry;
+  private final ControlPlaneMetrics metrics;
+  private final PrometheusMeterRegistry scrape;
+
+  public ApiRouter(String adminToken, SchedulerConfig config, Stores stores, Leadership leadership,
+                   PluginRegistry registry, ControlPlaneMetrics metrics, PrometheusMeterRegistry scrape) {
+    this.adminToken = adminToken;
+    this.config = config;
+    this.stores = stores;
+    this.leadership = leadership;
+    this.registry = registry;
+    this.metrics = metrics;
+    this.scrape = scrape;
+  }
+
+  public Router create(Vertx vertx) {
+    Router router = Router.router(vertx);
+    String openapi = readResource(OPENAPI_RESOURCE);
+    router.route().handler(RouteGuard.methods(router));
+    new Health(stores.pool(), stores.leaders()).mount(router);
+    router.get("/metrics").handler(ctx -> ctx.response()
+        .putHeader("content-type", "text/plain; version=0.0.4; charset=utf-8")
+        .end(scrape.scrape()));
+    router.get("/api/v1/openapi.yaml").handler(ctx -> ctx.response()
+        .putHeader("content-type", "application/yaml").end(openapi));
+
+    Router api = Router.router(vertx);
+    api.route().handler(RouteGuard.api(api));
+    api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
+    TenantStore tenants = stores.tenants();
+    api.route().handler(ctx -> authenticate(ctx, tenants));
+    new TaskRoutes(vertx, stores.tasks(), config.defaultTaskTimeout(), metrics).mount(api);
+    new NodeRoutes(stores.nodes(), stores.tasks()).mount(api);
+    new AdminRoutes(tenants).mount(api);
+    new PluginRoutes(vertx, stores.plugins(), registry).mount(api);
+    new ClusterRoutes(stores.leaders(), stores.nodes(), leadership).mount(api);
+    api.route().failureHandler(Http::failure);
+    router.route("/api/v1/*").subRouter(api);
+
+    router.route("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false));
+    router.route().failureHandler(Http::failure);
+    return router;
+  }
+
+  private void authenticate(RoutingContext ctx, TenantStore tenants) {
+    String header = ctx.request().getHeader("Authorization");
+    if (header == null || !header.startsWith("Bearer ") || header.length() <= 7) {
+      ctx.fail(new ApiError(401, "unauthorized", null, "missing 'Authorization: Bearer <token>' header"));
+      return;
+    }
+    String token = header.substring(7).trim();
+    if (MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
+      ctx.put(Http.PRINCIPAL, Principal.ofAdmin());
+      ctx.next();
+      return;
+    }
+    tenants.tenantOfToken(TaskRoutes.sha256(token)).onComplete(result -> {
+      if (result.failed()) {
+        ctx.fail(result.cause());
+      } else if (result.result().isEmpty()) {
+        ctx.fail(new ApiError(401, "unauthorized", null, "unknown token"));
+      } else {
+        ctx.put(Http.PRINCIPAL, Principal.ofTenant(result.result().get()));
+        ctx.next();
+      }
+    });
+  }
+
+  static String readResource(String name) {
+    try (InputStream in = ApiRouter.class.getClassLoader().getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("missing resource " + name);
+      }
+      return Buffer.buffer(in.readAllBytes()).toString(StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

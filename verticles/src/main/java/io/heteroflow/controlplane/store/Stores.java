@@ -1,0 +1,19 @@
+package io.heteroflow.controlplane.store;
+
+import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.vertx.sqlclient.Pool;
+
+/**
+ * The PostgreSQL stores of one control plane, all on one pool: built once by the composition root
+ * (ControlPlane), which hands each verticle and route class only the stores it uses. Programs that drive a
+ * running control plane from outside (tests, the benchmark) read them from {@code ControlPlane.Running}.
+ */
+public record Stores(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore tenants, PluginConfigStore plugins,
+                     BindStore binds, BatchBindStore batchBinds, LeaderStore leaders) {
+
+  public static Stores on(Pool pool, SchedulerConfig config) {
+    BindStore binds = new BindStore(pool, config);
+    return new Stores(pool, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
+        new PluginConfigStore(pool), binds, new BatchBindStore(pool, config, binds), new LeaderStore(pool));
+  }
+}
