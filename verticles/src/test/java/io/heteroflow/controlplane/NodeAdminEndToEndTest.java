@@ -27,7 +27,7 @@ class NodeAdminEndToEndTest {
   private static final List<String> NODES = List.of("adm-1", "adm-2");
   @RegisterExtension
   static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
-        ControlPlaneHarness.node("adm-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("adm-2", GpuVendor.NVIDIA, 2)));
+      ControlPlaneHarness.node("adm-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("adm-2", GpuVendor.NVIDIA, 2)));
   private static String alice;
 
   @BeforeAll

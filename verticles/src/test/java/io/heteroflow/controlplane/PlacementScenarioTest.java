@@ -27,12 +27,12 @@ class PlacementScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   @RegisterExtension
   static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
-        node("pcie-1", GpuVendor.NVIDIA, "L40S", 4, List.of(), Map.of("rdma", "false")),
-        node("pairs-1", GpuVendor.NVIDIA, "A100", 4, List.of(List.of(0, 1), List.of(2, 3)),
-            Map.of("rdma", "true", "rdma-speed", "200")),
-        node("mixed-1", GpuVendor.NVIDIA, "H100", 8, List.of(List.of(0, 1), List.of(2, 3, 4, 5, 6, 7)),
-            Map.of("pool", "mixed")),
-        node("asc-1", GpuVendor.ASCEND, "910B", 8, List.of(), Map.of())));
+      node("pcie-1", GpuVendor.NVIDIA, "L40S", 4, List.of(), Map.of("rdma", "false")),
+      node("pairs-1", GpuVendor.NVIDIA, "A100", 4, List.of(List.of(0, 1), List.of(2, 3)),
+          Map.of("rdma", "true", "rdma-speed", "200")),
+      node("mixed-1", GpuVendor.NVIDIA, "H100", 8, List.of(List.of(0, 1), List.of(2, 3, 4, 5, 6, 7)),
+          Map.of("pool", "mixed")),
+      node("asc-1", GpuVendor.ASCEND, "910B", 8, List.of(), Map.of())));
 
   @BeforeAll
   static void start() throws Exception {

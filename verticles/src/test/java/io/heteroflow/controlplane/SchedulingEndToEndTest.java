@@ -24,7 +24,7 @@ class SchedulingEndToEndTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   @RegisterExtension
   static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
-        ControlPlaneHarness.node("nv-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("asc-1", GpuVendor.ASCEND, 4)));
+      ControlPlaneHarness.node("nv-1", GpuVendor.NVIDIA, 2), ControlPlaneHarness.node("asc-1", GpuVendor.ASCEND, 4)));
 
   @BeforeAll
   static void start() throws Exception {

@@ -28,8 +28,8 @@ class ShardScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   @RegisterExtension
   static final ControlPlaneHarness cp = new ControlPlaneHarness().ledgerCheckMs(300).agents(List.of(
-        new SimulatedNode("shared-1", GpuVendor.NVIDIA, "A10", 2, 32768, 16, 128, 5, 4096, List.of(), List.of(),
-            Map.of(), Map.of(), List.of("127.0.0.1"), null)));
+      new SimulatedNode("shared-1", GpuVendor.NVIDIA, "A10", 2, 32768, 16, 128, 5, 4096, List.of(), List.of(),
+          Map.of(), Map.of(), List.of("127.0.0.1"), null)));
   private static final Map<String, String> TOKENS = new java.util.HashMap<>();
 
   @BeforeAll

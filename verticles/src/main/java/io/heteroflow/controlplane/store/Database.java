@@ -52,7 +52,7 @@ public record Database(PgConnectOptions options) {
     }).map(ignored -> open(vertx, poolSize));
   }
 
-  /** A round trip to PostgreSQL (for /health). */
+  /** A round trip to PostgreSQL (for /health/ready). */
   public static Future<Void> ping(Pool pool) {
     return pool.query(Sql.HEALTH).execute().mapEmpty();
   }
