@@ -9,9 +9,8 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,17 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class PluginSettingsApiTest {
   private static final List<String> LOCKED = List.of("availability", "tenant", "resource-prefilter", "affinity",
       "gpu-filter", "resource-filter");
-  private static ControlPlaneHarness cp;
-
-  @BeforeAll
-  static void start() throws Exception {
-    cp = ControlPlaneHarness.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cp.close();
-  }
+  @RegisterExtension
+  static final ControlPlaneHarness cp = new ControlPlaneHarness();
 
   static Stream<Arguments> refusals() {
     return Stream.of(
