@@ -4,6 +4,7 @@ import io.heteroflow.controlplane.api.ApiRouter;
 import io.heteroflow.controlplane.api.ApiVerticle;
 import io.heteroflow.controlplane.cluster.Leadership;
 import io.heteroflow.controlplane.cluster.LeadershipVerticle;
+import io.heteroflow.controlplane.cluster.PreemptWatchdogVerticle;
 import io.heteroflow.controlplane.cluster.RecoveryVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
@@ -117,7 +118,9 @@ public final class ControlPlane {
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
                 vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), registry,
                     GAUGE_REFRESH_MS)),
-                vertx.deployVerticle(new RecoveryVerticle(stores.tasks(), leadership, options.recoveryMs(), 4 * grace))))
+                vertx.deployVerticle(new RecoveryVerticle(stores.tasks(), leadership, options.recoveryMs(), 4 * grace)),
+                vertx.deployVerticle(new PreemptWatchdogVerticle(stores.tasks(), leadership, metrics,
+                    PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.TIMEOUT_SECONDS))))
             .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
                 api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
             .map(leader -> {

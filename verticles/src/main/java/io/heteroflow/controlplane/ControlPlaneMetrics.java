@@ -56,6 +56,15 @@ public final class ControlPlaneMetrics {
   }
 
   /** An offline sweep found every node silent at once and evicted none. */
+  /**
+   * {@code heteroflow_preemptions_total{result}}: what became of preemptions (planned, settled,
+   * forced_by_watchdog, none_sufficient).
+   */
+  public void preemptions(String result, int count) {
+    Counter.builder("heteroflow_preemptions").description("preemptions by what became of them")
+        .tag("result", result).register(registry).increment(count);
+  }
+
   public void massSilence() {
     Counter.builder("heteroflow_mass_silence_sweeps")
         .description("offline sweeps that found every node silent at once and marked none offline")

@@ -164,7 +164,13 @@ public final class NodeRegistryVerticle extends VerticleBase {
     if (target == null || !nodeId.equals(task.nodeId())) {
       return Future.succeededFuture(false);
     }
-    return tasks.transition(task.id(), task.status(), target, details).compose(won -> {
+    boolean preempted = task.status() == TaskStatus.PREEMPTING;
+    TaskStore.Details settled = preempted ? new TaskStore.Details(details.exitCode(), details.logTail(), "Preempted",
+        "preempted on node " + nodeId + " (its agent confirmed the stop): back in the queue") : details;
+    return tasks.transition(task.id(), task.status(), target, settled).compose(won -> {
+      if (won && preempted) {
+        metrics.preemptions("settled", 1);
+      }
       if (won || attemptsLeft == 0) {
         return Future.succeededFuture(won);
       }

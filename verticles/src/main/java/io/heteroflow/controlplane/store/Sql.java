@@ -59,6 +59,7 @@ final class Sql {
   /** CAS of any declared transition; timestamps follow the target state. */
   static final String CAS_STATUS = "UPDATE tasks SET status = $3, version = version + 1,"
       + " started_at = CASE WHEN $3 = 'running' THEN now() ELSE started_at END,"
+      + " preempting_since = CASE WHEN $3 = 'preempting' THEN now() ELSE preempting_since END,"
       + " finished_at = CASE WHEN $3 IN ('succeeded', 'failed', 'stopped') THEN now() ELSE finished_at END,"
       + " exit_code = COALESCE($4, exit_code), log_tail = COALESCE($5, log_tail),"
       + " reason_code = CASE WHEN $6::text IS NULL THEN reason_code ELSE $6 END,"
@@ -68,6 +69,7 @@ final class Sql {
   static final String CAS_REQUEUE = "WITH held AS (SELECT node_id FROM tasks WHERE id = $1 AND status = $2 FOR UPDATE)"
       + " UPDATE tasks t SET status = 'pending', version = version + 1, node_id = NULL,"
       + " gpu_indices = '{}', host_port = NULL, master_port = NULL, shard = NULL, scheduled_at = NULL, started_at = NULL,"
+      + " preempting_since = NULL,"
       + " reason_code = $3, reason_message = $4,"
       + " preempt_count = preempt_count + CASE WHEN $2 = 'preempting' THEN 1 ELSE 0 END,"
       + " preemptible = CASE WHEN $2 = 'preempting' THEN false ELSE preemptible END"
@@ -318,6 +320,9 @@ final class Sql {
       + " WHERE last_seen > now() - make_interval(secs => $1) ORDER BY started_at";
 
   // ---- backlog recovery: active tasks whose node has been offline longer than the grace
+  /** Tasks preempting for longer than $1 seconds: their agent has not confirmed the stop (preempt watchdog). */
+  static final String OVERDUE_PREEMPTIONS = "SELECT id, node_id FROM tasks WHERE status = 'preempting'"
+      + " AND preempting_since < now() - make_interval(secs => $1) ORDER BY preempting_since";
   static final String STRANDED_TASKS = "SELECT t.id, t.status FROM tasks t JOIN nodes n ON n.id = t.node_id"
       + " WHERE t.status IN ('scheduled', 'running', 'stopping', 'preempting') AND n.status = 'offline'"
       + " AND n.last_heartbeat_at < now() - make_interval(secs => $1)";

@@ -157,6 +157,15 @@ public final class TaskStore {
     });
   }
 
+  /** Tasks {@code preempting} for more than {@code seconds}, by id, with the node each is on. */
+  public Future<java.util.Map<UUID, String>> overduePreemptions(int seconds) {
+    return pool.preparedQuery(Sql.OVERDUE_PREEMPTIONS).execute(Tuple.of((double) seconds)).map(rows -> {
+      java.util.Map<UUID, String> overdue = new java.util.LinkedHashMap<>();
+      rows.forEach(row -> overdue.put(row.getUUID("id"), row.getString("node_id")));
+      return overdue;
+    });
+  }
+
   /** Active tasks (running included) whose node has been offline longer than {@code graceSeconds}. */
   public Future<java.util.Map<UUID, TaskStatus>> stranded(int graceSeconds) {
     return pool.preparedQuery(Sql.STRANDED_TASKS).execute(Tuple.of((double) graceSeconds)).map(rows -> {

@@ -1,0 +1,77 @@
+package io.heteroflow.controlplane.cluster;
+
+import io.heteroflow.controlplane.ControlPlaneMetrics;
+import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.protocol.BusAddresses;
+import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Kick;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The preempt watchdog (SPEC §6, leader only, every 30 s): a task {@code preempting} for more than 60 s, whose
+ * agent has not confirmed the stop, is forced back to {@code pending} through the same CAS as the agent's report
+ * (cards and shards released, {@code preempt_count + 1}, {@code preemptible = false}, ledger entry, event). Both
+ * go through one CAS from {@code preempting}, so whichever comes second finds the task no longer preempting and
+ * changes nothing: the settlement never runs twice.
+ */
+public final class PreemptWatchdogVerticle extends VerticleBase {
+  /** How often the watchdog looks (SPEC §2). */
+  public static final long PERIOD_MS = 30_000;
+  /** How long an agent has to confirm a preemption before the watchdog forces it (SPEC §6). */
+  public static final int TIMEOUT_SECONDS = 60;
+  private static final Logger LOG = Logger.getLogger(PreemptWatchdogVerticle.class.getName());
+  private final TaskStore tasks;
+  private final Leadership leadership;
+  private final ControlPlaneMetrics metrics;
+  private final long periodMs;
+  private final int timeoutSeconds;
+
+  public PreemptWatchdogVerticle(TaskStore tasks, Leadership leadership, ControlPlaneMetrics metrics, long periodMs,
+                                 int timeoutSeconds) {
+    this.tasks = tasks;
+    this.leadership = leadership;
+    this.metrics = metrics;
+    this.periodMs = periodMs;
+    this.timeoutSeconds = timeoutSeconds;
+  }
+
+  @Override
+  public Future<?> start() {
+    vertx.setPeriodic(periodMs, id -> {
+      if (leadership.leading()) {
+        sweep().onFailure(e -> LOG.log(Level.FINE, "preempt watchdog sweep failed", e));
+      }
+    });
+    return Future.succeededFuture();
+  }
+
+  /** Forces every overdue preemption; answers how many this sweep settled (a lost CAS is not counted). */
+  public Future<Integer> sweep() {
+    return tasks.overduePreemptions(timeoutSeconds).compose(overdue -> {
+      List<Future<Boolean>> forced = new ArrayList<>();
+      for (Map.Entry<UUID, String> task : overdue.entrySet()) {
+        forced.add(tasks.transition(task.getKey(), TaskStatus.PREEMPTING, TaskStatus.PENDING,
+            new TaskStore.Details(null, null, "PreemptionForced", "the agent of node " + task.getValue()
+                + " did not confirm the preemption within " + timeoutSeconds + " s: settled by the preempt watchdog,"
+                + " back in the queue")));
+      }
+      return Future.join(forced).transform(done -> {
+        int count = (int) forced.stream().filter(f -> f.succeeded() && f.result()).count();
+        if (count > 0) {
+          metrics.preemptions("forced_by_watchdog", count);
+          LOG.warning("preempt watchdog forced " + count + " preemption(s) no agent confirmed in "
+              + timeoutSeconds + " s");
+          vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("preemptions forced").toJson());
+        }
+        return Future.succeededFuture(count);
+      });
+    });
+  }
+}
