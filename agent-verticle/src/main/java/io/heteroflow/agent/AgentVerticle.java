@@ -190,7 +190,7 @@ public final class AgentVerticle extends VerticleBase {
     env.put("WORLD_SIZE", "1");
     env.put("RANK", "0");
     return new RunSpec(run.taskId().toString(), run.image(), run.command(), env, run.timeoutSeconds(), vendor,
-        run.cards());
+        run.cards(), java.time.Duration.ofSeconds(run.terminationGraceSeconds()));
   }
 
   private void stop(UUID id) {

@@ -49,8 +49,7 @@ class AgentTaskEnvironmentTest {
     ProcessExecutor executor = new ProcessExecutor(vertx, logs.resolve("n-env"), 2, Duration.ofSeconds(1));
     vertx.deployVerticle(new AgentVerticle(node, executor, 200, controlPlane)).await();
 
-    JsonObject report = controlPlane.report.future().toCompletionStage().toCompletableFuture()
-        .get(30, TimeUnit.SECONDS);
+    JsonObject report = controlPlane.report.future().await(30, TimeUnit.SECONDS);
     assertEquals("succeeded", report.getString("outcome"), report.encodePrettily());
     Map<String, String> seen = new TreeMap<>();
     report.getString("log_tail").lines().forEach(line -> seen.put(line.split("=", 2)[0],

@@ -76,6 +76,7 @@ final class TaskMix {
   static TaskSpec spec(String name, String type, int priority, int cards, long gpuMemoryMb, double cpuCores,
                        long memoryMb, Map<String, String> nodeSelector) {
     return new TaskSpec(name, type, null, List.of("sleep", "60"), Map.of(), priority, false, cards, gpuMemoryMb,
-        null, List.of(), cpuCores, memoryMb, TaskSpec.DEFAULT_TIMEOUT_SECONDS, nodeSelector, null, Map.of());
+        null, List.of(), cpuCores, memoryMb, TaskSpec.DEFAULT_TIMEOUT_SECONDS,
+        TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, nodeSelector, null, Map.of());
   }
 }

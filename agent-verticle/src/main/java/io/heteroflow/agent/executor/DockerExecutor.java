@@ -30,13 +30,18 @@ public final class DockerExecutor implements TaskExecutor {
     return "heteroflow-" + taskId.replaceAll("[^A-Za-z0-9_.-]", "_");
   }
 
+  /** The task's own termination grace in whole seconds, else this executor's. */
+  private long graceSecondsOf(RunSpec spec) {
+    return spec.grace() == null ? graceSeconds : spec.grace().toSeconds();
+  }
+
   /** The full {@code docker run} command line for a task (tested; docker itself need not run in tests). */
   public List<String> runCommand(RunSpec spec) {
     if (spec.image() == null || spec.image().isBlank()) {
       throw new IllegalArgumentException("the docker executor needs an image");
     }
     List<String> command = new ArrayList<>(List.of(docker, "run", "--rm", "--name", containerName(spec.taskId()),
-        "--stop-timeout", String.valueOf(graceSeconds), "--network", "host"));
+        "--stop-timeout", String.valueOf(graceSecondsOf(spec)), "--network", "host"));
     command.addAll(DockerDevices.flags(spec.vendor(), spec.cards()));
     Map<String, String> env = new TreeMap<>(spec.env());
     if (spec.vendor() != null && env.containsKey(spec.vendor().visibilityVariable()) && !spec.cards().isEmpty()) {
@@ -61,7 +66,8 @@ public final class DockerExecutor implements TaskExecutor {
           e.getMessage(), ""));
     }
     Map<String, String> client = clientEnvironment(System.getenv());
-    List<String> stop = List.of(docker, "stop", "--time", String.valueOf(graceSeconds), containerName(spec.taskId()));
+    List<String> stop = List.of(docker, "stop", "--time", String.valueOf(graceSecondsOf(spec)),
+        containerName(spec.taskId()));
     return processes.startClient(spec.withCommand(command, Map.of()), client,
         () -> ProcessExecutor.launch(stop, client));
   }

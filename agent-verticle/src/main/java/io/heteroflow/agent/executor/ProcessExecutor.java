@@ -55,11 +55,14 @@ public final class ProcessExecutor implements TaskExecutor {
     volatile Process process;
     volatile boolean stopRequested;
     final Runnable onTerminate;
+    /** SIGTERM, then this long, then SIGKILL: the task's own grace, else the executor's. */
+    final Duration grace;
     /** Guarded by this: the group has been ended (stopped, timed out, or cleaned up after the main process). */
     boolean ended;
 
-    Running(Runnable onTerminate) {
+    Running(Runnable onTerminate, Duration grace) {
       this.onTerminate = onTerminate;
+      this.grace = grace;
     }
   }
 
@@ -96,7 +99,7 @@ public final class ProcessExecutor implements TaskExecutor {
   private Future<ExitReport> start(RunSpec spec, Map<String, String> base, boolean sandbox, Runnable onTerminate) {
     Context context = vertx.getOrCreateContext();
     Promise<ExitReport> promise = Promise.promise();
-    Running entry = new Running(onTerminate);
+    Running entry = new Running(onTerminate, spec.graceOr(grace));
     running.put(spec.taskId(), entry);
     workers.execute(() -> {
       ExitReport report;
@@ -201,7 +204,7 @@ public final class ProcessExecutor implements TaskExecutor {
         entry.onTerminate.run();
       }
       try {
-        ProcessGroup.terminate(entry.process, grace);
+        ProcessGroup.terminate(entry.process, entry.grace);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         ProcessGroup.kill(entry.process);
@@ -219,7 +222,7 @@ public final class ProcessExecutor implements TaskExecutor {
         return;
       }
       entry.ended = true;
-      ProcessGroup.endRest(entry.process, grace);
+      ProcessGroup.endRest(entry.process, entry.grace);
     }
   }
 

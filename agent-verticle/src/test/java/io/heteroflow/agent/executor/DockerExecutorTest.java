@@ -128,7 +128,7 @@ class DockerExecutorTest {
         Duration.ofSeconds(1)), fakeDocker(dir).toString(), 7);
     try {
       ExitReport report = fake.start(new RunSpec("t-late", "busybox", List.of("sleep", "300"), Map.of("RANK", "0"),
-          1, GpuVendor.NVIDIA, List.of())).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+          1, GpuVendor.NVIDIA, List.of())).await(30, TimeUnit.SECONDS);
       assertEquals("TimedOut", report.reasonCode());
       assertEquals("stop --time 7 heteroflow-t-late\n", Files.readString(dir.resolve("stops")),
           "the timeout stopped the container, not only the CLI");

@@ -49,7 +49,7 @@ class ProcessExecutorTest {
   }
 
   private static ExitReport await(io.vertx.core.Future<ExitReport> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    return future.await(30, TimeUnit.SECONDS);
   }
 
   private static void awaitLog(String id, String text) throws InterruptedException {
@@ -89,6 +89,20 @@ class ProcessExecutorTest {
     assertEquals(137, report.exitCode(), "SIGKILL");
     assertTrue(tookMs >= 1900, "waited the 2 s grace first, took " + tookMs + " ms");
     assertFalse(live(child), "the background child was killed with the group");
+  }
+
+  @Test
+  void aTaskIsStoppedWithItsOwnTerminationGraceNotTheExecutorsDefault() throws Exception {
+    RunSpec stubborn = new RunSpec("own-grace", null, List.of("sh", "-c", "trap '' TERM; echo ready;"
+        + " while true; do sleep 0.1; done"), Map.of(), 60, GpuVendor.NVIDIA, List.of(), Duration.ofMillis(300));
+    var running = executor.start(stubborn);
+    awaitLog("own-grace", "ready");
+    long started = System.nanoTime();
+    executor.stop("own-grace");
+    ExitReport report = await(running);
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertEquals(137, report.exitCode(), "SIGKILL after the grace");
+    assertTrue(tookMs >= 250 && tookMs < 1900, "the task's 0.3 s, not the executor's 2 s: took " + tookMs + " ms");
   }
 
   @Test

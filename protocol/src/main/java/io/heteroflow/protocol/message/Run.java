@@ -13,10 +13,12 @@ import java.util.UUID;
  * {@code term} is the leader term that bound it (0 when unknown).
  */
 public record Run(UUID taskId, long term, String name, String image, List<String> command, Map<String, String> env,
-                  List<Integer> gpuIndices, Shard shard, Integer hostPort, Integer masterPort, int timeoutSeconds)
-    implements BusMessage {
+                  List<Integer> gpuIndices, Shard shard, Integer hostPort, Integer masterPort, int timeoutSeconds,
+                  int terminationGraceSeconds) implements BusMessage {
   /** A run that names no time limit gets this one (two hours). */
   public static final int DEFAULT_TIMEOUT_SECONDS = 7200;
+  /** A run that names no termination grace gets this one: SIGTERM, 10 s, SIGKILL. */
+  public static final int DEFAULT_TERMINATION_GRACE_SECONDS = 10;
 
   public Run {
     command = List.copyOf(command);
@@ -34,7 +36,8 @@ public record Run(UUID taskId, long term, String name, String image, List<String
     return BusMessage.envelope().put("task_id", taskId.toString()).put("term", term).put("name", name)
         .put("image", image).put("command", new JsonArray(command)).put("env", new JsonObject(Map.copyOf(env)))
         .put("gpu_indices", new JsonArray(gpuIndices)).put("shard", Shard.toJson(shard)).put("host_port", hostPort)
-        .put("master_port", masterPort).put("timeout_seconds", timeoutSeconds);
+        .put("master_port", masterPort).put("timeout_seconds", timeoutSeconds)
+        .put("termination_grace_seconds", terminationGraceSeconds);
   }
 
   public static Run fromJson(JsonObject json) {
@@ -44,10 +47,14 @@ public record Run(UUID taskId, long term, String name, String image, List<String
   static Run read(BusPayload run) {
     Long term = run.optionalLong("term");
     Integer timeout = run.optionalInteger("timeout_seconds");
+    Integer grace = run.optionalInteger("termination_grace_seconds");
+    if (grace != null && grace < 0) {
+      throw run.bad("termination_grace_seconds", "0 or more is required");
+    }
     return new Run(run.uuid("task_id"), term == null ? 0 : term, run.optionalString("name"),
         run.optionalString("image"), run.strings("command"), run.stringMap("env"), run.integers("gpu_indices"),
         Shard.read(run.optionalObject("shard")), run.optionalInteger("host_port"), run.optionalInteger("master_port"),
-        timeout == null ? DEFAULT_TIMEOUT_SECONDS : timeout);
+        timeout == null ? DEFAULT_TIMEOUT_SECONDS : timeout, grace == null ? DEFAULT_TERMINATION_GRACE_SECONDS : grace);
   }
 
   static List<Run> readAll(BusPayload payload, String field) {

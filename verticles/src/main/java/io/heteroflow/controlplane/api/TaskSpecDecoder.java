@@ -15,7 +15,7 @@ public final class TaskSpecDecoder {
 
   static final Set<String> FIELDS = Set.of("name", "type", "image", "command", "env", "priority", "preemptible",
       "gpu_required", "gpu_memory_mb", "gpu_type", "gpu_model", "cpu_cores", "memory_mb", "timeout_seconds",
-      "node_selector", "group_id", "labels");
+      "termination_grace_seconds", "node_selector", "group_id", "labels");
   private static final Set<String> TYPES = Set.of("job", "training", "inference");
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   private static final Pattern ENV_KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
@@ -64,10 +64,12 @@ public final class TaskSpecDecoder {
     double cpuCores = json.number("cpu_cores", 0, 0, 4096);
     long memoryMb = json.integer("memory_mb", 0, 0, 64L << 20);
     int timeoutSeconds = (int) json.integer("timeout_seconds", defaultTimeout, 1, 30L * 24 * 3600);
+    int grace = (int) json.integer("termination_grace_seconds", TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, 0,
+        TaskSpec.MAX_TERMINATION_GRACE_SECONDS);
     Map<String, String> nodeSelector = json.stringMap("node_selector", 64, LABEL_KEY, 256);
     String groupId = json.string("group_id", null, 128, NAME);
     Map<String, String> labels = json.stringMap("labels", 64, LABEL_KEY, 256);
     return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
-        gpuModels, cpuCores, memoryMb, timeoutSeconds, nodeSelector, groupId, labels);
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, nodeSelector, groupId, labels);
   }
 }

@@ -41,6 +41,7 @@ final class TaskView {
         .put("cpu_cores", task.cpuCores())
         .put("memory_mb", task.memoryMb())
         .put("timeout_seconds", spec.getValue("timeout_seconds"))
+        .put("termination_grace_seconds", task.terminationGraceSeconds())
         .put("node_selector", spec.getJsonObject("node_selector"))
         .put("labels", spec.getJsonObject("labels"))
         .put("created_at", time(task.createdAt()))

@@ -44,7 +44,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
   /** The Run message for this task on these cards or this shard, bound under {@code term}. */
   public Run run(List<Integer> cards, Shard onShard, Integer hostPortBound, Integer masterPortBound, Long term) {
     return new Run(id, term == null ? 0 : term, name, spec.getString("image"), command(), env(), cards, onShard,
-        hostPortBound, masterPortBound, timeoutSeconds());
+        hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds());
   }
 
   public List<String> command() {
@@ -55,6 +55,10 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
 
   public Map<String, String> env() {
     return stringMap(spec.getJsonObject("env"));
+  }
+
+  public int terminationGraceSeconds() {
+    return spec.getInteger("termination_grace_seconds", TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS);
   }
 
   public int timeoutSeconds() {

@@ -8,11 +8,14 @@ import java.util.Map;
 /** A task as a user declared it (SPEC §10), already validated by the API's strict decoder. */
 public record TaskSpec(String name, String type, String image, List<String> command, Map<String, String> env,
                        int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
-                       List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds,
+                       List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds, int terminationGraceSeconds,
                        Map<String, String> nodeSelector, String groupId, Map<String, String> labels) {
 
   public static final int DEFAULT_TIMEOUT_SECONDS = 7200;
   public static final int DEFAULT_PRIORITY = 50;
+  /** SIGTERM, then this long for the task to exit, then SIGKILL: for a stop, a timeout and a preemption. */
+  public static final int DEFAULT_TERMINATION_GRACE_SECONDS = 10;
+  public static final int MAX_TERMINATION_GRACE_SECONDS = 600;
 
   public TaskSpec {
     command = command == null ? List.of() : List.copyOf(command);
@@ -30,6 +33,7 @@ public record TaskSpec(String name, String type, String image, List<String> comm
         .put("env", new JsonObject(Map.copyOf(env)))
         .put("gpu_model", new JsonArray(List.copyOf(gpuModels)))
         .put("timeout_seconds", timeoutSeconds)
+        .put("termination_grace_seconds", terminationGraceSeconds)
         .put("node_selector", new JsonObject(Map.copyOf(nodeSelector)))
         .put("labels", new JsonObject(Map.copyOf(labels)));
   }

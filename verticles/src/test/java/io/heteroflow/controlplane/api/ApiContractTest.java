@@ -30,6 +30,16 @@ class ApiContractTest {
 
 
   @Test
+  void theTerminationGraceIsTheTasksOwnOrTenSeconds() throws Exception {
+    String admin = ControlPlaneHarness.ADMIN;
+    assertEquals(10, cp.json("POST", "/api/v1/tasks", admin, "{\"name\":\"graceful\",\"command\":[\"true\"]}", 201)
+        .getInteger("termination_grace_seconds"));
+    assertEquals(600, cp.json("POST", "/api/v1/tasks", admin,
+        "{\"name\":\"patient\",\"command\":[\"true\"],\"termination_grace_seconds\":600}", 201)
+        .getInteger("termination_grace_seconds"));
+  }
+
+  @Test
   @SuppressWarnings("unchecked")
   void everyRouteIsInTheOpenApiDocument() throws Exception {
     HttpResponse<String> document = cp.call("GET", "/api/v1/openapi.yaml", null, null);
