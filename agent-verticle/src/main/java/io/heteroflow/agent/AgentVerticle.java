@@ -190,7 +190,7 @@ public final class AgentVerticle extends VerticleBase {
     env.put("WORLD_SIZE", "1");
     env.put("RANK", "0");
     return new RunSpec(run.taskId().toString(), run.image(), run.command(), env, run.timeoutSeconds(), vendor,
-        run.cards(), java.time.Duration.ofSeconds(run.terminationGraceSeconds()));
+        run.cards(), java.time.Duration.ofSeconds(run.terminationGraceSeconds()), run.checkpoint());
   }
 
   private void stop(UUID id) {
@@ -209,7 +209,7 @@ public final class AgentVerticle extends VerticleBase {
   /** Reports a result until the control plane answers (its CAS makes a repeated report harmless). */
   private void report(String taskId, ExitReport exit) {
     JsonObject body = new Report(UUID.fromString(taskId), node.nodeId(), exit.outcome(), exit.exitCode(),
-        exit.reasonCode(), exit.message(), exit.logTail()).toJson();
+        exit.reasonCode(), exit.message(), exit.logTail(), exit.lastCheckpointAt()).toJson();
     Backoff.REPORT.run(vertx, attempt -> transport.request(BusAddresses.TASK_REPORT, body))
         .onSuccess(reply -> known.remove(taskId))
         .onFailure(e -> {

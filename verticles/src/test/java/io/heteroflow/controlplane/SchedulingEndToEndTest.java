@@ -129,6 +129,22 @@ class SchedulingEndToEndTest {
   }
 
   @Test
+  void aStopRunsTheCheckpointHandshakeAndTheViewShowsWhenTheCheckpointWasWritten() throws Exception {
+    String id = submit("{\"name\":\"ckpt\",\"checkpoint\":{\"signal\":\"USR1\",\"timeout_seconds\":20},"
+        + "\"command\":[\"sh\",\"-c\",\"trap 'echo saved > $HETEROFLOW_CHECKPOINT_FILE; echo checkpointed' USR1;"
+        + " trap 'echo cleaning up; exit 0' TERM; echo ready; while true; do sleep 0.1; done\"]}");
+    JsonObject declared = awaitStatus(id, "running");
+    assertEquals(new JsonObject().put("signal", "SIGUSR1").put("timeout_seconds", 20), declared.getJsonObject("checkpoint"));
+    assertEquals(null, declared.getString("last_checkpoint_at"));
+    eventually(WAIT, "the task ready", () -> call("GET", "/api/v1/tasks/" + id + "/logs").equals("ready\n"));
+    cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
+    JsonObject stopped = awaitStatus(id, "stopped");
+    assertTrue(stopped.getString("last_checkpoint_at") != null, stopped.encodePrettily());
+    String logs = cp.call("GET", "/api/v1/tasks/" + id + "/logs", ADMIN, null).body();
+    assertTrue(logs.matches("(?s)ready\n.*checkpointed\n(Terminated\n)?cleaning up\n"), logs);
+  }
+
+  @Test
   void aTaskPastItsTimeoutFails() throws Exception {
     String id = submit("{\"name\":\"slow\",\"command\":[\"sleep\",\"30\"],\"timeout_seconds\":1}");
     JsonObject task = awaitStatus(id, "failed");

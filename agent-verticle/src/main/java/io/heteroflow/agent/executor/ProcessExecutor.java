@@ -2,6 +2,7 @@ package io.heteroflow.agent.executor;
 
 import io.heteroflow.protocol.TaskEnvironment;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Checkpoint;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -57,12 +58,16 @@ public final class ProcessExecutor implements TaskExecutor {
     final Runnable onTerminate;
     /** SIGTERM, then this long, then SIGKILL: the task's own grace, else the executor's. */
     final Duration grace;
+    /** The task's checkpoint handshake (null: none), and the file it writes to answer it (null: no sandbox). */
+    final Checkpoint checkpoint;
+    volatile Path checkpointFile;
     /** Guarded by this: the group has been ended (stopped, timed out, or cleaned up after the main process). */
     boolean ended;
 
-    Running(Runnable onTerminate, Duration grace) {
+    Running(Runnable onTerminate, Duration grace, Checkpoint checkpoint) {
       this.onTerminate = onTerminate;
       this.grace = grace;
+      this.checkpoint = checkpoint;
     }
   }
 
@@ -99,13 +104,13 @@ public final class ProcessExecutor implements TaskExecutor {
   private Future<ExitReport> start(RunSpec spec, Map<String, String> base, boolean sandbox, Runnable onTerminate) {
     Context context = vertx.getOrCreateContext();
     Promise<ExitReport> promise = Promise.promise();
-    Running entry = new Running(onTerminate, spec.graceOr(grace));
+    Running entry = new Running(onTerminate, spec.graceOr(grace), spec.checkpoint());
     running.put(spec.taskId(), entry);
     workers.execute(() -> {
       ExitReport report;
       Path work = sandbox ? workDir(spec.taskId()) : null;
       try {
-        report = run(spec, entry, base, work);
+        report = run(spec, entry, base, work).withLastCheckpoint(Checkpoints.writtenAt(entry.checkpointFile));
       } finally {
         if (work != null) {
           removeTree(work);
@@ -134,6 +139,10 @@ public final class ProcessExecutor implements TaskExecutor {
       if (work != null) {
         env.put(TaskEnvironment.HOME, privateDirectory(work.resolve("home")).toString());
         env.put(TaskEnvironment.TMPDIR, privateDirectory(work.resolve("tmp")).toString());
+        if (spec.checkpoint() != null) {
+          entry.checkpointFile = work.resolve("checkpoint");
+          env.put(Checkpoints.FILE_VARIABLE, entry.checkpointFile.toString());
+        }
       }
       env.putAll(spec.env());
       String program = spec.command().get(0);
@@ -204,6 +213,7 @@ public final class ProcessExecutor implements TaskExecutor {
         entry.onTerminate.run();
       }
       try {
+        Checkpoints.handshake(entry.process, entry.checkpoint, entry.checkpointFile);
         ProcessGroup.terminate(entry.process, entry.grace);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();

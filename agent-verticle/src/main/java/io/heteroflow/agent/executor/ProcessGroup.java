@@ -128,10 +128,22 @@ final class ProcessGroup {
     return true;
   }
 
+  /**
+   * {@code signal} (a name such as {@code USR1}) to every member of {@code leader}'s group; without process
+   * groups, to the process alone. True when some process received it.
+   */
+  static boolean send(Process leader, String signal) {
+    return kill(SETSID.isPresent() ? "-" + leader.pid() : String.valueOf(leader.pid()), signal);
+  }
+
   /** {@code kill -s SIG -- -group} through sh's built-in; true when some member received it. */
   private static boolean signal(long group, String signal) {
+    return kill("-" + group, signal);
+  }
+
+  private static boolean kill(String target, String signal) {
     try {
-      Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -s " + signal + " -- -" + group + " 2>/dev/null")
+      Process kill = new ProcessBuilder("/bin/sh", "-c", "kill -s " + signal + " -- " + target + " 2>/dev/null")
           .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
       if (!kill.waitFor(5, TimeUnit.SECONDS)) {
         kill.destroyForcibly();

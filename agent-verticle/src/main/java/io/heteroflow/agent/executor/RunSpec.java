@@ -1,6 +1,7 @@
 package io.heteroflow.agent.executor;
 
 import io.heteroflow.protocol.GpuVendor;
+import io.heteroflow.protocol.message.Checkpoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -8,10 +9,11 @@ import java.util.Map;
 /**
  * What an executor needs to start one task: the command (and image), the full environment to inject, the
  * time limit, the node's vendor with the host card indices (for container device flags), and the task's own
- * termination grace (SIGTERM, then this long, then SIGKILL; null: the executor's default).
+ * termination grace (SIGTERM, then this long, then SIGKILL; null: the executor's default) and checkpoint handshake
+ * (null: none).
  */
 public record RunSpec(String taskId, String image, List<String> command, Map<String, String> env, int timeoutSeconds,
-                      GpuVendor vendor, List<Integer> cards, Duration grace) {
+                      GpuVendor vendor, List<Integer> cards, Duration grace, Checkpoint checkpoint) {
   public RunSpec {
     command = List.copyOf(command);
     env = Map.copyOf(env);
@@ -21,11 +23,11 @@ public record RunSpec(String taskId, String image, List<String> command, Map<Str
   /** A task with the executor's default termination grace. */
   public RunSpec(String taskId, String image, List<String> command, Map<String, String> env, int timeoutSeconds,
                  GpuVendor vendor, List<Integer> cards) {
-    this(taskId, image, command, env, timeoutSeconds, vendor, cards, null);
+    this(taskId, image, command, env, timeoutSeconds, vendor, cards, null, null);
   }
 
   public RunSpec withCommand(List<String> newCommand, Map<String, String> newEnv) {
-    return new RunSpec(taskId, image, newCommand, newEnv, timeoutSeconds, vendor, cards, grace);
+    return new RunSpec(taskId, image, newCommand, newEnv, timeoutSeconds, vendor, cards, grace, checkpoint);
   }
 
   /** The grace to stop this task with: its own, else {@code otherwise}. */

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.protocol.GpuVendor;
+import io.heteroflow.protocol.message.Checkpoint;
+import java.time.Instant;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
@@ -94,7 +96,7 @@ class ProcessExecutorTest {
   @Test
   void aTaskIsStoppedWithItsOwnTerminationGraceNotTheExecutorsDefault() throws Exception {
     RunSpec stubborn = new RunSpec("own-grace", null, List.of("sh", "-c", "trap '' TERM; echo ready;"
-        + " while true; do sleep 0.1; done"), Map.of(), 60, GpuVendor.NVIDIA, List.of(), Duration.ofMillis(300));
+        + " while true; do sleep 0.1; done"), Map.of(), 60, GpuVendor.NVIDIA, List.of(), Duration.ofMillis(300), null);
     var running = executor.start(stubborn);
     awaitLog("own-grace", "ready");
     long started = System.nanoTime();
@@ -103,6 +105,40 @@ class ProcessExecutorTest {
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     assertEquals(137, report.exitCode(), "SIGKILL after the grace");
     assertTrue(tookMs >= 250 && tookMs < 1900, "the task's 0.3 s, not the executor's 2 s: took " + tookMs + " ms");
+  }
+
+  private static RunSpec checkpointing(String id, String script, int checkpointSeconds) {
+    return new RunSpec(id, null, List.of("sh", "-c", script), Map.of(), 60, GpuVendor.NVIDIA, List.of(), null,
+        new Checkpoint("SIGUSR1", checkpointSeconds));
+  }
+
+  @Test
+  void aStopAsksForTheCheckpointFirstAndSignalsTermOnlyOnceTheFileIsWritten() throws Exception {
+    var running = executor.start(checkpointing("ckpt", "trap 'sleep 0.5; echo saved > \"$HETEROFLOW_CHECKPOINT_FILE\";"
+        + " echo checkpointed' USR1; trap 'echo term; exit 0' TERM; echo ready; while true; do sleep 0.1; done", 30));
+    awaitLog("ckpt", "ready");
+    Instant asked = Instant.now();
+    executor.stop("ckpt");
+    ExitReport report = await(running);
+    assertEquals(TaskStatus.STOPPED, report.outcome());
+    assertEquals(0, report.exitCode(), "the TERM trap ran after the checkpoint");
+    assertTrue(report.logTail().matches("(?s)ready\n.*checkpointed\n(Terminated\n)?term\n"), report.logTail());
+    assertTrue(report.lastCheckpointAt() != null && !report.lastCheckpointAt().isBefore(asked.minusSeconds(1)),
+        "the file's time is reported: " + report.lastCheckpointAt());
+  }
+
+  @Test
+  void aTaskThatNeverWritesItsCheckpointIsStoppedAfterTheCheckpointTimeout() throws Exception {
+    var running = executor.start(checkpointing("no-ckpt", "trap '' USR1; trap 'echo term; exit 0' TERM; echo ready;"
+        + " while true; do sleep 0.1; done", 1));
+    awaitLog("no-ckpt", "ready");
+    long started = System.nanoTime();
+    executor.stop("no-ckpt");
+    ExitReport report = await(running);
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    assertEquals(0, report.exitCode(), "SIGTERM came after the 1 s wait");
+    assertTrue(tookMs >= 950, "waited the checkpoint timeout first: " + tookMs + " ms");
+    assertEquals(null, report.lastCheckpointAt(), "no file written: nothing reported");
   }
 
   @Test

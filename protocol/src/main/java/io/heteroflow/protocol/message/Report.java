@@ -2,16 +2,18 @@ package io.heteroflow.protocol.message;
 
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.json.JsonObject;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.UUID;
 
 /**
  * agent → control plane: a task's process ended ({@code outcome} succeeded, failed or stopped, as the agent saw
- * it), with its exit code, reason, message and log tail. The control plane settles it by CAS.
+ * it), with its exit code, reason, message, log tail and, for a task with a checkpoint handshake, when it last
+ * wrote its checkpoint file. The control plane settles it by CAS.
  */
 public record Report(UUID taskId, String nodeId, TaskStatus outcome, Integer exitCode, String reasonCode,
-                     String message, String logTail) implements BusMessage {
+                     String message, String logTail, Instant lastCheckpointAt) implements BusMessage {
   private static final Set<TaskStatus> OUTCOMES = EnumSet.of(TaskStatus.SUCCEEDED, TaskStatus.FAILED,
       TaskStatus.STOPPED);
 
@@ -25,7 +27,8 @@ public record Report(UUID taskId, String nodeId, TaskStatus outcome, Integer exi
   public JsonObject toJson() {
     return BusMessage.envelope().put("task_id", taskId.toString()).put("node_id", nodeId)
         .put("outcome", outcome.wire()).put("exit_code", exitCode).put("reason_code", reasonCode)
-        .put("message", message).put("log_tail", logTail);
+        .put("message", message).put("log_tail", logTail)
+        .put("last_checkpoint_at", lastCheckpointAt == null ? null : lastCheckpointAt.toString());
   }
 
   public static Report fromJson(JsonObject json) {
@@ -35,8 +38,16 @@ public record Report(UUID taskId, String nodeId, TaskStatus outcome, Integer exi
     String wire = report.requiredString("outcome");
     TaskStatus outcome = OUTCOMES.stream().filter(status -> status.wire().equals(wire)).findFirst()
         .orElseThrow(() -> report.bad("outcome", "one of succeeded, failed, stopped"));
+    String checkpointed = report.optionalString("last_checkpoint_at");
+    Instant lastCheckpointAt;
+    try {
+      lastCheckpointAt = checkpointed == null ? null : Instant.parse(checkpointed);
+    } catch (java.time.format.DateTimeParseException e) {
+      throw report.bad("last_checkpoint_at", "an ISO-8601 instant is required, got " + checkpointed);
+    }
     return new Report(taskId, nodeId, outcome, report.optionalInteger("exit_code"),
-        report.optionalString("reason_code"), report.optionalString("message"), report.optionalString("log_tail"));
+        report.optionalString("reason_code"), report.optionalString("message"), report.optionalString("log_tail"),
+        lastCheckpointAt);
   }
 
   /** The answer: whether this report settled the task (false for a late or repeated one). */

@@ -14,7 +14,7 @@ import java.util.UUID;
  */
 public record Run(UUID taskId, long term, String name, String image, List<String> command, Map<String, String> env,
                   List<Integer> gpuIndices, Shard shard, Integer hostPort, Integer masterPort, int timeoutSeconds,
-                  int terminationGraceSeconds) implements BusMessage {
+                  int terminationGraceSeconds, Checkpoint checkpoint) implements BusMessage {
   /** A run that names no time limit gets this one (two hours). */
   public static final int DEFAULT_TIMEOUT_SECONDS = 7200;
   /** A run that names no termination grace gets this one: SIGTERM, 10 s, SIGKILL. */
@@ -37,7 +37,7 @@ public record Run(UUID taskId, long term, String name, String image, List<String
         .put("image", image).put("command", new JsonArray(command)).put("env", new JsonObject(Map.copyOf(env)))
         .put("gpu_indices", new JsonArray(gpuIndices)).put("shard", Shard.toJson(shard)).put("host_port", hostPort)
         .put("master_port", masterPort).put("timeout_seconds", timeoutSeconds)
-        .put("termination_grace_seconds", terminationGraceSeconds);
+        .put("termination_grace_seconds", terminationGraceSeconds).put("checkpoint", Checkpoint.toJson(checkpoint));
   }
 
   public static Run fromJson(JsonObject json) {
@@ -54,7 +54,8 @@ public record Run(UUID taskId, long term, String name, String image, List<String
     return new Run(run.uuid("task_id"), term == null ? 0 : term, run.optionalString("name"),
         run.optionalString("image"), run.strings("command"), run.stringMap("env"), run.integers("gpu_indices"),
         Shard.read(run.optionalObject("shard")), run.optionalInteger("host_port"), run.optionalInteger("master_port"),
-        timeout == null ? DEFAULT_TIMEOUT_SECONDS : timeout, grace == null ? DEFAULT_TERMINATION_GRACE_SECONDS : grace);
+        timeout == null ? DEFAULT_TIMEOUT_SECONDS : timeout, grace == null ? DEFAULT_TERMINATION_GRACE_SECONDS : grace,
+        Checkpoint.read(run.optionalObject("checkpoint")));
   }
 
   static List<Run> readAll(BusPayload payload, String field) {

@@ -121,6 +121,17 @@ final class StrictJson {
     return value;
   }
 
+  /** A nested object (null when absent), for its decoder to read field by field. */
+  JsonObject object(String field) {
+    if (!has(field)) {
+      return null;
+    }
+    if (!(body.getValue(field) instanceof JsonObject object)) {
+      throw ApiError.badField(field, "must be an object");
+    }
+    return object;
+  }
+
   List<String> stringList(String field, int maxItems, int maxLength, boolean nonEmpty) {
     if (!has(field)) {
       return List.of();

@@ -3,7 +3,9 @@ package io.heteroflow.controlplane.api;
 import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.TaskEnvironment;
+import io.heteroflow.protocol.message.Checkpoint;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,13 +17,43 @@ public final class TaskSpecDecoder {
 
   static final Set<String> FIELDS = Set.of("name", "type", "image", "command", "env", "priority", "preemptible",
       "gpu_required", "gpu_memory_mb", "gpu_type", "gpu_model", "cpu_cores", "memory_mb", "timeout_seconds",
-      "termination_grace_seconds", "node_selector", "group_id", "labels");
+      "termination_grace_seconds", "checkpoint", "node_selector", "group_id", "labels");
   private static final Set<String> TYPES = Set.of("job", "training", "inference");
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   private static final Pattern ENV_KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
   static final Pattern LABEL_KEY = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._/-]{0,126}[A-Za-z0-9])?");
   private static final int MAX_GPUS = 128;
   private static final long MAX_GPU_MEMORY_MB = 1L << 20;
+
+  /**
+   * {@code checkpoint: {signal, timeout_seconds?}}: a signal of {@link Checkpoint#SIGNALS} (with or without its
+   * {@code SIG}), and 1–3600 s to write the checkpoint file (default 120); each refusal names its field.
+   */
+  private static Checkpoint checkpoint(StrictJson json) {
+    JsonObject given = json.object("checkpoint");
+    if (given == null) {
+      return null;
+    }
+    for (String key : given.fieldNames()) {
+      if (!key.equals("signal") && !key.equals("timeout_seconds")) {
+        throw ApiError.unknownField("checkpoint." + StrictJson.printable(key));
+      }
+    }
+    String allowed = "must be one of " + String.join(", ", new java.util.TreeSet<>(Checkpoint.SIGNALS));
+    if (!(given.getValue("signal") instanceof String signal)) {
+      throw ApiError.badField("checkpoint.signal", "is required and " + allowed);
+    }
+    String named = signal.startsWith("SIG") ? signal : "SIG" + signal;
+    if (!Checkpoint.SIGNALS.contains(named)) {
+      throw ApiError.badField("checkpoint.signal", allowed + " (was '" + StrictJson.printable(signal) + "')");
+    }
+    Object timeout = given.getValue("timeout_seconds", Checkpoint.DEFAULT_TIMEOUT_SECONDS);
+    if (!(timeout instanceof Integer seconds) || seconds < 1 || seconds > Checkpoint.MAX_TIMEOUT_SECONDS) {
+      throw ApiError.badField("checkpoint.timeout_seconds", "must be an integer between 1 and "
+          + Checkpoint.MAX_TIMEOUT_SECONDS);
+    }
+    return new Checkpoint(named, seconds);
+  }
 
   /** Decodes a task; {@code defaultTimeout} is the configured default_task_timeout. */
   public static TaskSpec decode(Buffer body, int defaultTimeout) {
@@ -70,6 +102,6 @@ public final class TaskSpecDecoder {
     String groupId = json.string("group_id", null, 128, NAME);
     Map<String, String> labels = json.stringMap("labels", 64, LABEL_KEY, 256);
     return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
-        gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, nodeSelector, groupId, labels);
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, checkpoint(json), nodeSelector, groupId, labels);
   }
 }

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.vertx.core.json.JsonArray;
+import io.heteroflow.protocol.message.Checkpoint;
 import io.heteroflow.protocol.message.Shard;
 import io.vertx.core.json.JsonObject;
 import java.time.OffsetDateTime;
@@ -42,6 +43,8 @@ final class TaskView {
         .put("memory_mb", task.memoryMb())
         .put("timeout_seconds", spec.getValue("timeout_seconds"))
         .put("termination_grace_seconds", task.terminationGraceSeconds())
+        .put("checkpoint", Checkpoint.toJson(task.checkpoint()))
+        .put("last_checkpoint_at", time(task.lastCheckpointAt()))
         .put("node_selector", spec.getJsonObject("node_selector"))
         .put("labels", spec.getJsonObject("labels"))
         .put("created_at", time(task.createdAt()))

@@ -148,7 +148,8 @@ public final class NodeRegistryVerticle extends VerticleBase {
 
   private Future<Report.Answer> report(Report report) {
     TaskStore.Details details = new TaskStore.Details(report.exitCode(), report.logTail(), report.reasonCode(),
-        report.message());
+        report.message(), report.lastCheckpointAt() == null ? null
+            : report.lastCheckpointAt().atOffset(java.time.ZoneOffset.UTC));
     return task(report.taskId()).compose(task -> settle(task, report.nodeId(), report.outcome(), details, 3))
         .map(settled -> {
           if (settled) {
@@ -166,7 +167,8 @@ public final class NodeRegistryVerticle extends VerticleBase {
     }
     boolean preempted = task.status() == TaskStatus.PREEMPTING;
     TaskStore.Details settled = preempted ? new TaskStore.Details(details.exitCode(), details.logTail(), "Preempted",
-        "preempted on node " + nodeId + " (its agent confirmed the stop): back in the queue") : details;
+        "preempted on node " + nodeId + " (its agent confirmed the stop): back in the queue",
+        details.lastCheckpointAt()) : details;
     return tasks.transition(task.id(), task.status(), target, settled).compose(won -> {
       if (won && preempted) {
         metrics.preemptions("settled", 1);

@@ -18,7 +18,7 @@ final class Sql {
   private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
       + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
-      + " master_port";
+      + " master_port, last_checkpoint_at";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -63,13 +63,14 @@ final class Sql {
       + " finished_at = CASE WHEN $3 IN ('succeeded', 'failed', 'stopped') THEN now() ELSE finished_at END,"
       + " exit_code = COALESCE($4, exit_code), log_tail = COALESCE($5, log_tail),"
       + " reason_code = CASE WHEN $6::text IS NULL THEN reason_code ELSE $6 END,"
-      + " reason_message = CASE WHEN $6::text IS NULL THEN reason_message ELSE $7 END"
+      + " reason_message = CASE WHEN $6::text IS NULL THEN reason_message ELSE $7 END,"
+      + " last_checkpoint_at = COALESCE($8, last_checkpoint_at)"
       + " WHERE id = $1 AND status = $2 RETURNING node_id";
   /** Back to the queue: the task no longer holds a node (RETURNING gives the node it held, for the release). */
   static final String CAS_REQUEUE = "WITH held AS (SELECT node_id FROM tasks WHERE id = $1 AND status = $2 FOR UPDATE)"
       + " UPDATE tasks t SET status = 'pending', version = version + 1, node_id = NULL,"
       + " gpu_indices = '{}', host_port = NULL, master_port = NULL, shard = NULL, scheduled_at = NULL, started_at = NULL,"
-      + " preempting_since = NULL,"
+      + " preempting_since = NULL, last_checkpoint_at = COALESCE($5, t.last_checkpoint_at),"
       + " reason_code = $3, reason_message = $4,"
       + " preempt_count = preempt_count + CASE WHEN $2 = 'preempting' THEN 1 ELSE 0 END,"
       + " preemptible = CASE WHEN $2 = 'preempting' THEN false ELSE preemptible END"

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.store;
 
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Checkpoint;
 import io.heteroflow.protocol.message.Run;
 import io.heteroflow.protocol.message.Shard;
 import io.vertx.core.json.JsonObject;
@@ -20,7 +21,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
                          OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
                          long version, double cpuCores, long memoryMb, Integer hostPort, Shard shard,
-                         Long boundTerm, Integer masterPort) {
+                         Long boundTerm, Integer masterPort, OffsetDateTime lastCheckpointAt) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -33,7 +34,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
         row.getOffsetDateTime("finished_at"), row.getLong("version"), row.getDouble("cpu_cores"),
         row.getLong("memory_mb"), row.getInteger("host_port"), Shard.fromJson((JsonObject) row.getValue("shard")),
-        row.getLong("bound_term"), row.getInteger("master_port"));
+        row.getLong("bound_term"), row.getInteger("master_port"), row.getOffsetDateTime("last_checkpoint_at"));
   }
 
   /** The Run message for this task bound where the row says (repeated in heartbeat replies until claimed). */
@@ -44,7 +45,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
   /** The Run message for this task on these cards or this shard, bound under {@code term}. */
   public Run run(List<Integer> cards, Shard onShard, Integer hostPortBound, Integer masterPortBound, Long term) {
     return new Run(id, term == null ? 0 : term, name, spec.getString("image"), command(), env(), cards, onShard,
-        hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds());
+        hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds(), checkpoint());
   }
 
   public List<String> command() {
@@ -55,6 +56,11 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
 
   public Map<String, String> env() {
     return stringMap(spec.getJsonObject("env"));
+  }
+
+  /** The task's checkpoint handshake, or null. */
+  public Checkpoint checkpoint() {
+    return Checkpoint.fromJson(spec.getJsonObject("checkpoint"));
   }
 
   public int terminationGraceSeconds() {

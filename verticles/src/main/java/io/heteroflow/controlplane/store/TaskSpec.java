@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.store;
 
+import io.heteroflow.protocol.message.Checkpoint;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Map;
 public record TaskSpec(String name, String type, String image, List<String> command, Map<String, String> env,
                        int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
                        List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds, int terminationGraceSeconds,
+                       Checkpoint checkpoint,
                        Map<String, String> nodeSelector, String groupId, Map<String, String> labels) {
 
   public static final int DEFAULT_TIMEOUT_SECONDS = 7200;
@@ -34,6 +36,7 @@ public record TaskSpec(String name, String type, String image, List<String> comm
         .put("gpu_model", new JsonArray(List.copyOf(gpuModels)))
         .put("timeout_seconds", timeoutSeconds)
         .put("termination_grace_seconds", terminationGraceSeconds)
+        .put("checkpoint", Checkpoint.toJson(checkpoint))
         .put("node_selector", new JsonObject(Map.copyOf(nodeSelector)))
         .put("labels", new JsonObject(Map.copyOf(labels)));
   }

@@ -36,8 +36,14 @@ public final class TaskStore {
   }
 
   /** What a settling transition records besides the status (each may be null). */
-  public record Details(Integer exitCode, String logTail, String reasonCode, String reasonMessage) {
+  public record Details(Integer exitCode, String logTail, String reasonCode, String reasonMessage,
+                        java.time.OffsetDateTime lastCheckpointAt) {
     public static final Details NONE = new Details(null, null, null, null);
+
+    /** Details of a process that wrote no checkpoint. */
+    public Details(Integer exitCode, String logTail, String reasonCode, String reasonMessage) {
+      this(exitCode, logTail, reasonCode, reasonMessage, null);
+    }
   }
 
   /**
@@ -188,11 +194,11 @@ public final class TaskStore {
       return Future.failedFuture(new IllegalTransitionException(from, to));
     }
     if (to == TaskStatus.PENDING) {
-      return requeue(id, from, details.reasonCode(), details.reasonMessage());
+      return requeue(id, from, details);
     }
     Tuple params = Tuple.tuple().addUUID(id).addString(from.wire()).addString(to.wire())
         .addInteger(details.exitCode()).addString(details.logTail()).addString(details.reasonCode())
-        .addString(details.reasonMessage());
+        .addString(details.reasonMessage()).addOffsetDateTime(details.lastCheckpointAt());
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.CAS_STATUS).execute(params).compose(rows -> {
       if (rows.size() == 0) {
         return Future.succeededFuture(false);
@@ -204,9 +210,11 @@ public final class TaskStore {
     }));
   }
 
-  private Future<Boolean> requeue(UUID id, TaskStatus from, String code, String message) {
+  private Future<Boolean> requeue(UUID id, TaskStatus from, Details details) {
+    String code = details.reasonCode();
+    String message = details.reasonMessage();
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.CAS_REQUEUE)
-        .execute(Tuple.of(id, from.wire(), code, message)).compose(rows -> {
+        .execute(Tuple.of(id, from.wire(), code, message, details.lastCheckpointAt())).compose(rows -> {
           if (rows.size() == 0) {
             return Future.succeededFuture(false);
           }
