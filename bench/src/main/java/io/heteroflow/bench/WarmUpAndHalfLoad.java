@@ -9,7 +9,6 @@ import static io.heteroflow.bench.BenchFigures.seconds;
 import static io.heteroflow.bench.BenchFutures.await;
 
 import io.heteroflow.controlplane.ControlPlane;
-import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.protocol.BusAddresses;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -5,7 +5,6 @@ import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.LeadershipChange;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.Lock;
 import java.util.logging.Level;
 import java.util.logging.Logger;

@@ -9,7 +9,6 @@ import io.heteroflow.controlplane.store.BindChecks.Rejected;
 import io.heteroflow.controlplane.store.BindStore.Outcome;
 import io.heteroflow.controlplane.store.BindStore.Request;
 import io.vertx.core.Future;
-import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
