@@ -121,7 +121,13 @@ class ConsoleBrowserTest {
     new org.openqa.selenium.support.ui.Select(stage).selectByValue("scheduled");
     waitUntil("scheduled stored", () -> "scheduled".equals(plugin("preempt").getJsonObject("extra")
         .getString("preempt_stage")));
-    new org.openqa.selenium.support.ui.Select(waitFor(By.id("setting-preempt-preempt_stage"))).selectByValue("running");
+    // saving redraws the table: select on the redrawn control, not on the one just replaced
+    waitUntil("the page shows scheduled", () -> "scheduled".equals(waitFor(By.id("setting-preempt-preempt_stage"))
+        .getAttribute("value")));
+    waitUntil("running selected", () -> {
+      new org.openqa.selenium.support.ui.Select(waitFor(By.id("setting-preempt-preempt_stage"))).selectByValue("running");
+      return true;
+    });
     waitUntil("running stored", () -> "running".equals(plugin("preempt").getJsonObject("extra")
         .getString("preempt_stage")));
     WebElement pressure = waitFor(By.id("setting-frag-pressure_cards"));
