@@ -27,10 +27,7 @@ public record Backoff(long baseMs, long capMs, int maxAttempts) {
 
   /** The delay before attempt {@code retry} + 1 (retry 1 is the first repetition), with {@code random} in [0, 1). */
   public long delayMs(int retry, DoubleSupplier random) {
-    long bound = capMs;
-    if (retry - 1 < 62 && baseMs <= capMs >> Math.max(0, retry - 1)) {
-      bound = Math.min(capMs, baseMs << Math.max(0, retry - 1));
-    }
+    long bound = (long) Math.min(capMs, baseMs * Math.pow(2, Math.max(0, retry - 1)));
     return bound / 2 + (long) (random.getAsDouble() * (bound - bound / 2));
   }
 

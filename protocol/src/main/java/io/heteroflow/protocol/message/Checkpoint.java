@@ -23,17 +23,33 @@ public record Checkpoint(String signal, int timeoutSeconds) {
     return checkpoint == null ? null : checkpoint.toJson();
   }
 
+  /** A signal as given (with or without {@code SIG}) in its full name, or null when it is not one of {@link #SIGNALS}. */
+  public static String signalNamed(String given) {
+    String named = given.startsWith("SIG") ? given : "SIG" + given;
+    return SIGNALS.contains(named) ? named : null;
+  }
+
+  /** Why a signal cannot be used (for a refusal naming its field). */
+  public static String allowedSignals() {
+    return "one of " + String.join(", ", new java.util.TreeSet<>(SIGNALS));
+  }
+
+  /** Whether {@code seconds} is a timeout a task may declare. */
+  public static boolean timeoutAllowed(long seconds) {
+    return seconds >= 1 && seconds <= MAX_TIMEOUT_SECONDS;
+  }
+
   /** The checkpoint of a message or a stored spec, or null. */
   public static Checkpoint read(BusPayload checkpoint) {
     if (checkpoint == null) {
       return null;
     }
-    String signal = checkpoint.requiredString("signal");
-    if (!SIGNALS.contains(signal)) {
-      throw checkpoint.bad("signal", "one of " + String.join(", ", new java.util.TreeSet<>(SIGNALS)));
+    String signal = signalNamed(checkpoint.requiredString("signal"));
+    if (signal == null) {
+      throw checkpoint.bad("signal", allowedSignals());
     }
     Integer timeout = checkpoint.optionalInteger("timeout_seconds");
-    if (timeout != null && (timeout < 1 || timeout > MAX_TIMEOUT_SECONDS)) {
+    if (timeout != null && !timeoutAllowed(timeout)) {
       throw checkpoint.bad("timeout_seconds", "between 1 and " + MAX_TIMEOUT_SECONDS);
     }
     return new Checkpoint(signal, timeout == null ? DEFAULT_TIMEOUT_SECONDS : timeout);

@@ -39,16 +39,16 @@ public final class TaskSpecDecoder {
         throw ApiError.unknownField("checkpoint." + StrictJson.printable(key));
       }
     }
-    String allowed = "must be one of " + String.join(", ", new java.util.TreeSet<>(Checkpoint.SIGNALS));
     if (!(given.getValue("signal") instanceof String signal)) {
-      throw ApiError.badField("checkpoint.signal", "is required and " + allowed);
+      throw ApiError.badField("checkpoint.signal", "is required and must be " + Checkpoint.allowedSignals());
     }
-    String named = signal.startsWith("SIG") ? signal : "SIG" + signal;
-    if (!Checkpoint.SIGNALS.contains(named)) {
-      throw ApiError.badField("checkpoint.signal", allowed + " (was '" + StrictJson.printable(signal) + "')");
+    String named = Checkpoint.signalNamed(signal);
+    if (named == null) {
+      throw ApiError.badField("checkpoint.signal", "must be " + Checkpoint.allowedSignals() + " (was '"
+          + StrictJson.printable(signal) + "')");
     }
     Object timeout = given.getValue("timeout_seconds", Checkpoint.DEFAULT_TIMEOUT_SECONDS);
-    if (!(timeout instanceof Integer seconds) || seconds < 1 || seconds > Checkpoint.MAX_TIMEOUT_SECONDS) {
+    if (!(timeout instanceof Integer seconds) || !Checkpoint.timeoutAllowed(seconds)) {
       throw ApiError.badField("checkpoint.timeout_seconds", "must be an integer between 1 and "
           + Checkpoint.MAX_TIMEOUT_SECONDS);
     }

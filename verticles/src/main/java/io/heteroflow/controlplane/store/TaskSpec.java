@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.store;
 
 import io.heteroflow.protocol.message.Checkpoint;
+import io.heteroflow.protocol.message.Run;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -13,10 +14,10 @@ public record TaskSpec(String name, String type, String image, List<String> comm
                        Checkpoint checkpoint,
                        Map<String, String> nodeSelector, String groupId, Map<String, String> labels) {
 
-  public static final int DEFAULT_TIMEOUT_SECONDS = 7200;
+  public static final int DEFAULT_TIMEOUT_SECONDS = Run.DEFAULT_TIMEOUT_SECONDS;
   public static final int DEFAULT_PRIORITY = 50;
   /** SIGTERM, then this long for the task to exit, then SIGKILL: for a stop, a timeout and a preemption. */
-  public static final int DEFAULT_TERMINATION_GRACE_SECONDS = 10;
+  public static final int DEFAULT_TERMINATION_GRACE_SECONDS = Run.DEFAULT_TERMINATION_GRACE_SECONDS;
   public static final int MAX_TERMINATION_GRACE_SECONDS = 600;
 
   public TaskSpec {

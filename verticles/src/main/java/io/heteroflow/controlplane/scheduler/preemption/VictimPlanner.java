@@ -85,13 +85,13 @@ public final class VictimPlanner {
     long memoryFreed = 0;
     for (Occupant victim : victims) {
       for (int card : victim.gpuIndices()) {
-        CardUse before = node.use(card);
-        use.put(card, new CardUse(Math.max(0, use.getOrDefault(card, before).wholeTasks() - 1),
-            use.getOrDefault(card, before).shards(), use.getOrDefault(card, before).shardMemoryMb(), Set.of()));
+        CardUse before = use.getOrDefault(card, CardUse.NONE);
+        use.put(card, new CardUse(Math.max(0, before.wholeTasks() - 1), before.shards(), before.shardMemoryMb(),
+            Set.of()));
         cardsFreed++;
       }
       if (victim.holdsShard()) {
-        CardUse before = use.getOrDefault(victim.shardCard(), node.use(victim.shardCard()));
+        CardUse before = use.getOrDefault(victim.shardCard(), CardUse.NONE);
         use.put(victim.shardCard(), new CardUse(before.wholeTasks(), Math.max(0, before.shards() - 1),
             Math.max(0, before.shardMemoryMb() - victim.shardMemoryMb()), Set.of()));
       }
