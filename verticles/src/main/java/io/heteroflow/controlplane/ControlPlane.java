@@ -113,7 +113,8 @@ public final class ControlPlane {
             .compose(v -> Future.all(
                 vertx.deployVerticle(new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics,
                     grace, options.ledgerCheckMs())),
-                vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.plugins(),
+                vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(),
+                    stores.plugins(),
                     plugins, pipeline, leadership, metrics, Clock.systemUTC())),
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
                 vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), registry,

@@ -55,7 +55,6 @@ public final class ControlPlaneMetrics {
         .register(registry).increment(count);
   }
 
-  /** An offline sweep found every node silent at once and evicted none. */
   /**
    * {@code heteroflow_preemptions_total{result}}: what became of preemptions (planned, settled,
    * forced_by_watchdog, none_sufficient).
@@ -65,6 +64,19 @@ public final class ControlPlaneMetrics {
         .tag("result", result).register(registry).increment(count);
   }
 
+  /** {@code heteroflow_preemption_victims_total}: tasks moved to preempting by a plan. */
+  public void preemptionVictims(int count) {
+    Counter.builder("heteroflow_preemption_victims").description("tasks preempted to make room (plans carried out)")
+        .register(registry).increment(count);
+  }
+
+  /** {@code heteroflow_preemption_duration_seconds}: from preempting to settled (confirmed or forced). */
+  public void preemptingFor(Duration duration) {
+    Timer.builder("heteroflow_preemption_duration").description("how long victims stayed preempting")
+        .publishPercentileHistogram().register(registry).record(duration.isNegative() ? Duration.ZERO : duration);
+  }
+
+  /** An offline sweep found every node silent at once and evicted none. */
   public void massSilence() {
     Counter.builder("heteroflow_mass_silence_sweeps")
         .description("offline sweeps that found every node silent at once and marked none offline")

@@ -1,6 +1,7 @@
 package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.store.TaskRecord;
+import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.json.JsonArray;
 import io.heteroflow.protocol.message.Checkpoint;
 import io.heteroflow.protocol.message.Shard;
@@ -34,6 +35,10 @@ final class TaskView {
             : new JsonObject().put("code", task.reasonCode()).put("message", task.reasonMessage()))
         .put("exit_code", task.exitCode())
         .put("preempt_count", task.preemptCount())
+        // a nomination means something only while the task waits for its victims (a bind clears it)
+        .put("nominated_node", task.status() == TaskStatus.PENDING ? task.nominatedNode() : null)
+        .put("nominated_until", task.status() == TaskStatus.PENDING ? time(task.nominatedUntil()) : null)
+        .put("preempting_since", task.status() == TaskStatus.PREEMPTING ? time(task.preemptingSince()) : null)
         .put("group_id", task.groupId())
         .put("image", spec.getString("image"))
         .put("command", spec.getJsonArray("command"))

@@ -7,16 +7,17 @@ import io.heteroflow.protocol.TaskStatus;
 import io.heteroflow.protocol.message.Kick;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The preempt watchdog (SPEC §6, leader only, every 30 s): a task {@code preempting} for more than 60 s, whose
- * agent has not confirmed the stop, is forced back to {@code pending} through the same CAS as the agent's report
+ * The preempt watchdog (SPEC §6, leader only, every 30 s): a task {@code preempting} for more than 60 s (plus
+ * its declared checkpoint timeout and any termination grace above the default 10 s, which its stop may take),
+ * whose agent has not confirmed the stop, is forced back to {@code pending} through the same CAS as the agent's report
  * (cards and shards released, {@code preempt_count + 1}, {@code preemptible = false}, ledger entry, event). Both
  * go through one CAS from {@code preempting}, so whichever comes second finds the task no longer preempting and
  * changes nothing: the settlement never runs twice.
@@ -56,14 +57,20 @@ public final class PreemptWatchdogVerticle extends VerticleBase {
   public Future<Integer> sweep() {
     return tasks.overduePreemptions(timeoutSeconds).compose(overdue -> {
       List<Future<Boolean>> forced = new ArrayList<>();
-      for (Map.Entry<UUID, String> task : overdue.entrySet()) {
-        forced.add(tasks.transition(task.getKey(), TaskStatus.PREEMPTING, TaskStatus.PENDING,
-            new TaskStore.Details(null, null, "PreemptionForced", "the agent of node " + task.getValue()
-                + " did not confirm the preemption within " + timeoutSeconds + " s: settled by the preempt watchdog,"
-                + " back in the queue")));
+      for (TaskStore.OverduePreemption task : overdue) {
+        forced.add(tasks.transition(task.id(), TaskStatus.PREEMPTING, TaskStatus.PENDING,
+            new TaskStore.Details(null, null, "PreemptionForced", "the agent of node " + task.nodeId()
+                + " did not confirm the preemption within " + timeoutSeconds + " s (plus the task's checkpoint"
+                + " and extra grace): settled by the preempt watchdog, back in the queue")));
       }
       return Future.join(forced).transform(done -> {
-        int count = (int) forced.stream().filter(f -> f.succeeded() && f.result()).count();
+        int count = 0;
+        for (int i = 0; i < forced.size(); i++) {
+          if (forced.get(i).succeeded() && forced.get(i).result()) {
+            count++;
+            metrics.preemptingFor(Duration.between(overdue.get(i).since().toInstant(), Instant.now()));
+          }
+        }
         if (count > 0) {
           metrics.preemptions("forced_by_watchdog", count);
           LOG.warning("preempt watchdog forced " + count + " preemption(s) no agent confirmed in "

@@ -172,6 +172,10 @@ public final class NodeRegistryVerticle extends VerticleBase {
     return tasks.transition(task.id(), task.status(), target, settled).compose(won -> {
       if (won && preempted) {
         metrics.preemptions("settled", 1);
+        if (task.preemptingSince() != null) {
+          metrics.preemptingFor(java.time.Duration.between(task.preemptingSince().toInstant(),
+              java.time.Instant.now()));
+        }
       }
       if (won || attemptsLeft == 0) {
         return Future.succeededFuture(won);

@@ -6,6 +6,7 @@ import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
 import io.heteroflow.controlplane.store.NodeStore;
 import io.heteroflow.controlplane.store.PluginConfigStore;
+import io.heteroflow.controlplane.store.PreemptionStore;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
@@ -38,7 +39,8 @@ import java.util.logging.Logger;
 /**
  * The main scheduling beat (SPEC §2): a round takes up to 200 pending tasks in queue order (a scan cursor
  * carries on in the next round), reads one snapshot, runs the plain-Java pipeline for each task on a worker
- * (staging each decision on the snapshot) and hands the placements to the {@link BindDispatcher}, which binds
+ * (staging each decision on the snapshot), lets {@link Preemptions} plan and carry out preemption for those that
+ * found no node, and hands the placements to the {@link BindDispatcher}, which binds
  * them in a few batch transactions while the next round already decides. The snapshot is kept between rounds
  * ({@link SnapshotCache}). The immediate channel: a created task's id is queued (at most 1000; beyond that the
  * queue scan finds it) and kicks a round at once, which takes it along with the next batch. The 5 s tick is the longest
@@ -55,6 +57,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final TaskStore tasks;
   private final NodeStore nodes;
   private final PluginConfigStore pluginConfigs;
+  private final PreemptionStore preemptionStore;
   private final PluginRegistry registry;
   private final SchedulingPipeline pipeline;
   private final Leadership leadership;
@@ -66,14 +69,16 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private TaskStore.Cursor cursor;
   private SnapshotCache snapshots;
   private BindDispatcher binds;
+  private Preemptions preemptions;
   private final Deque<UUID> immediate = new ArrayDeque<>();
 
-  public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PluginConfigStore pluginConfigs, PluginRegistry registry,
-                               SchedulingPipeline pipeline, Leadership leadership, ControlPlaneMetrics metrics,
-                               Clock clock) {
+  public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PreemptionStore preemptionStore,
+                               PluginConfigStore pluginConfigs, PluginRegistry registry, SchedulingPipeline pipeline,
+                               Leadership leadership, ControlPlaneMetrics metrics, Clock clock) {
     this.tasks = tasks;
     this.nodes = nodes;
     this.pluginConfigs = pluginConfigs;
+    this.preemptionStore = preemptionStore;
     this.registry = registry;
     this.pipeline = pipeline;
     this.leadership = leadership;
@@ -84,9 +89,10 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   /** Completes once its consumers are registered (on the clustered bus: known to every member). */
   @Override
   public Future<?> start() {
-    snapshots = new SnapshotCache(nodes, pluginConfigs, registry, clock);
+    snapshots = new SnapshotCache(nodes, preemptionStore, pluginConfigs, registry, clock);
     binds = new BindDispatcher(vertx, tasks, leadership, metrics, clock, snapshots,
         () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
+    preemptions = new Preemptions(vertx, preemptionStore, tasks, pipeline, leadership, metrics);
     Future<Void> kicks = vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK,
         message -> BusPayload.answer(message, Kick::fromJson, kick -> {
           if (kick.taskId() != null && immediate.size() < IMMEDIATE_CAPACITY) {
@@ -189,11 +195,12 @@ public final class SchedulerLoopVerticle extends VerticleBase {
 
   /**
    * Decides every task of the batch on a worker thread (the pipeline is CPU work; the event loop stays free),
-   * staging each placement on the snapshot as it goes, records why the others stay pending, and hands the
-   * placements to the {@link BindDispatcher}. A staged placement whose bind was refused is forgotten: its node
-   * is read again from PostgreSQL.
+   * staging each placement on the snapshot as it goes, then lets {@link Preemptions} plan for the tasks that
+   * found no node, records why the others stay pending, and hands the placements to the {@link BindDispatcher}. A
+   * staged placement whose bind was refused is forgotten: its node is read again from PostgreSQL.
    */
   private Future<Void> scheduleAll(List<TaskRecord> tasks, Snapshot snapshot, PluginSet plugins) {
+    snapshot.occupants().begin(clock.instant());
     return vertx.executeBlocking(() -> {
       List<Decided> decided = new ArrayList<>();
       for (TaskRecord task : tasks) {
@@ -205,23 +212,28 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         decided.add(new Decided(task, request, decision));
       }
       return decided;
-    }, true).compose(decided -> {
-      List<Future<Void>> reasons = new ArrayList<>();
+    }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins)).compose(decided -> {
+      snapshot.occupants().clear();
+      List<Future<Boolean>> unplaced = new ArrayList<>();
       List<Decided> placed = new ArrayList<>();
       for (Decided each : decided) {
         if (each.decision().isPlaced()) {
           placed.add(each);
         } else {
           metrics.attempt("unschedulable", each.decision().code().name());
-          reasons.add(this.tasks.setReason(each.task().id(), each.decision().code().name(),
-              each.decision().message()).recover(e -> {
-                LOG.log(Level.WARNING, "recording why task " + each.task().id() + " is pending failed", e);
-                return Future.succeededFuture();
-              }));
+          unplaced.add(preemptions.settle(each).recover(e -> {
+            LOG.log(Level.WARNING, "recording why task " + each.task().id() + " is pending failed", e);
+            return Future.succeededFuture(false);
+          }));
         }
       }
       boundThisPass |= !placed.isEmpty();
-      return Future.join(reasons).compose(v -> binds.dispatch(placed));
-    });
+      return Future.join(unplaced).compose(v -> {
+        if (unplaced.stream().anyMatch(Future::result)) {
+          vertx.setTimer(RETRY_MS, id -> requestRound());
+        }
+        return binds.dispatch(placed);
+      });
+    }).onFailure(e -> snapshot.occupants().clear());
   }
 }

@@ -4,7 +4,9 @@ import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
+import io.heteroflow.controlplane.scheduler.framework.Nomination;
 import io.heteroflow.controlplane.store.NodeStore;
+import io.heteroflow.controlplane.store.PreemptionStore;
 import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
@@ -29,7 +31,8 @@ import java.util.Set;
  * by someone else seen meanwhile makes it read again then. The
  * snapshot, and with it the pipeline's decision memo, lives on while the tenant boundary and the plugin
  * configuration stay the same; a change of either, a node that disappeared, or a long change log starts a
- * fresh one. PostgreSQL stays the truth: every bind re-checks live rows.
+ * fresh one. Each refresh also reads the live nominations (SPEC §6), which say which nodes are held for a
+ * preemptor. PostgreSQL stays the truth: every bind re-checks live rows.
  */
 final class SnapshotCache {
   /** Past this many staged changes the snapshot (and its memo's change log) is rebuilt. */
@@ -38,6 +41,7 @@ final class SnapshotCache {
   static final Duration FULL_SCAN_EVERY = Duration.ofSeconds(60);
 
   private final NodeStore nodes;
+  private final PreemptionStore preemptions;
   private final PluginConfigStore pluginConfigs;
   private final PluginRegistry registry;
   private Map<String, Long> versions = new HashMap<>();
@@ -56,8 +60,10 @@ final class SnapshotCache {
 
   private final Clock clock;
 
-  SnapshotCache(NodeStore nodes, PluginConfigStore pluginConfigs, PluginRegistry registry, Clock clock) {
+  SnapshotCache(NodeStore nodes, PreemptionStore preemptions, PluginConfigStore pluginConfigs, PluginRegistry registry,
+                Clock clock) {
     this.nodes = nodes;
+    this.preemptions = preemptions;
     this.clock = clock;
     this.pluginConfigs = pluginConfigs;
     this.registry = registry;
@@ -82,7 +88,8 @@ final class SnapshotCache {
     boolean fullScan = snapshot == null || !clock.instant().isBefore(lastFullScan.plus(FULL_SCAN_EVERY));
     Future<NodeStore.NodeChanges> changes = nodes.changedNodes(fullScan ? -1 : watermark, versions, reread, inFlight);
     Future<TenantBoundary> boundary = nodes.tenantBoundary();
-    return Future.all(changes, boundary).compose(read -> {
+    Future<List<Nomination>> nominations = preemptions.liveNominations();
+    return Future.all(changes, boundary, nominations).compose(read -> {
       NodeStore.NodeChanges changed = changes.result();
       Map<String, Long> before = new HashMap<>();
       changed.versions().forEach((id, version) -> {
@@ -131,6 +138,7 @@ final class SnapshotCache {
       } else {
         fresh.forEach(snapshot::replace);
       }
+      snapshot.nominations(nominations.result());
       return Future.succeededFuture(snapshot);
     });
   }

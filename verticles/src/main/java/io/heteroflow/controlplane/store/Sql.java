@@ -18,7 +18,7 @@ final class Sql {
   private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
       + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
-      + " master_port, last_checkpoint_at";
+      + " master_port, last_checkpoint_at, preempting_since, nominated_node, nominated_until";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -77,7 +77,8 @@ final class Sql {
       + " FROM held WHERE t.id = $1 AND t.status = $2 RETURNING held.node_id";
   /** The claim of a single bind; its last statement, {@link #SET_PORTS_AND_STAMP}, sets the ports and scheduled_at. */
   static final String CAS_BIND = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
-      + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, reason_code = NULL,"
+      + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, reason_code = NULL, nominated_node = NULL,"
+      + " nominated_until = NULL,"
       + " reason_message = NULL"
       + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
@@ -145,8 +146,8 @@ final class Sql {
   static final String BATCH_CAS_BIND = "UPDATE tasks t SET status = 'scheduled', version = t.version + 1,"
       + " node_id = b.node_id, gpu_indices = b.gpu_indices::integer[], host_port = b.host_port,"
       + " master_port = b.master_port, shard = b.shard::jsonb, bound_term = $6::bigint,"
-      + " scheduled_at = clock_timestamp(), reason_code = NULL, reason_message = NULL"
-      + " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $7::integer[])"
+      + " scheduled_at = clock_timestamp(), reason_code = NULL, reason_message = NULL, nominated_node = NULL,"
+      + " nominated_until = NULL FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $7::integer[])"
       + " AS b(id, node_id, gpu_indices, host_port, shard, master_port) WHERE t.id = ANY($1) AND t.id = b.id"
       + " AND t.status = 'pending' RETURNING t.id";
   static final String BATCH_INSERT_ALLOCATIONS = "INSERT INTO allocations (task_id, node_id, gpu_index, kind,"
@@ -320,10 +321,47 @@ final class Sql {
   static final String LIVE_CONTROL_PLANES = "SELECT member_id, host, http_port, started_at, last_seen FROM control_planes"
       + " WHERE last_seen > now() - make_interval(secs => $1) ORDER BY started_at";
 
+  /**
+   * What a preempted task's stop may take beyond the watchdog's 60 s (SPEC §6 counts the default 10 s grace in
+   * them): its declared checkpoint timeout, and the part of its termination grace above 10 s.
+   */
+  static final String STOP_ALLOWANCE = "coalesce((spec->'checkpoint'->>'timeout_seconds')::float8, 0)"
+      + " + greatest(0, coalesce((spec->>'termination_grace_seconds')::float8, 10) - 10)";
+
+  // ---- preemption (PreemptionStore)
+  /** Every active task on the nodes that hold a possible victim (scheduled or running) below priority $1. */
+  static final String PREEMPTION_OCCUPANTS = "WITH candidate_nodes AS (SELECT DISTINCT node_id FROM tasks"
+      + " WHERE preemptible AND status IN ('scheduled', 'running') AND priority < $1"
+      + " AND type NOT IN ('training', 'inference'))"
+      + " SELECT t.id, t.node_id, t.tenant, t.type, t.priority, t.preemptible, t.status, t.created_at, t.started_at,"
+      + " t.last_checkpoint_at, t.gpu_indices, t.shard, t.cpu_cores, t.memory_mb FROM tasks t"
+      + " JOIN candidate_nodes c ON c.node_id = t.node_id WHERE t.status IN " + ACTIVE_STATES;
+  /** The nominations the scheduler honours: of pending tasks, not expired. */
+  static final String LIVE_NOMINATIONS = "SELECT id, priority, nominated_node, reason_message FROM tasks"
+      + " WHERE status = 'pending' AND nominated_node IS NOT NULL AND nominated_until > now()";
+  /**
+   * The victims of one plan, from the state each was planned in to preempting, all or none: each must still be on
+   * the node, preemptible, of lower priority, scheduled or running. RETURNING their state before and
+   * what their stop may take (for the nomination's term).
+   */
+  static final String CAS_PREEMPT_VICTIMS = "WITH before AS (SELECT id, status FROM tasks WHERE id = ANY($1)"
+      + " AND node_id = $2 AND preemptible AND priority < $3 AND type NOT IN ('training', 'inference')"
+      + " AND status IN ('scheduled', 'running') FOR UPDATE)"
+      + " UPDATE tasks t SET status = 'preempting', version = t.version + 1, preempting_since = now(),"
+      + " reason_code = 'Preempting', reason_message = $4 FROM before WHERE t.id = before.id"
+      + " RETURNING t.id, before.status AS from_status, " + STOP_ALLOWANCE + " AS allowance";
+  /** The preemptor, still pending, nominated to the node until $3 seconds from now. */
+  static final String NOMINATE = "UPDATE tasks SET nominated_node = $2, nominated_until = now()"
+      + " + make_interval(secs => $3), reason_code = 'PreemptionPending', reason_message = $4"
+      + " WHERE id = $1 AND status = 'pending' RETURNING id";
+  static final String INSERT_PREEMPTION_EVENTS = "INSERT INTO task_events (task_id, kind, from_status, to_status,"
+      + " code, message) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])";
+
   // ---- backlog recovery: active tasks whose node has been offline longer than the grace
   /** Tasks preempting for longer than $1 seconds: their agent has not confirmed the stop (preempt watchdog). */
-  static final String OVERDUE_PREEMPTIONS = "SELECT id, node_id FROM tasks WHERE status = 'preempting'"
-      + " AND preempting_since < now() - make_interval(secs => $1) ORDER BY preempting_since";
+  static final String OVERDUE_PREEMPTIONS = "SELECT id, node_id, preempting_since FROM tasks"
+      + " WHERE status = 'preempting' AND preempting_since < now() - make_interval(secs => $1 + " + STOP_ALLOWANCE + ")"
+      + " ORDER BY preempting_since";
   static final String STRANDED_TASKS = "SELECT t.id, t.status FROM tasks t JOIN nodes n ON n.id = t.node_id"
       + " WHERE t.status IN ('scheduled', 'running', 'stopping', 'preempting') AND n.status = 'offline'"
       + " AND n.last_heartbeat_at < now() - make_interval(secs => $1)";

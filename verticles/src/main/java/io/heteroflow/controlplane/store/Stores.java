@@ -9,11 +9,13 @@ import io.vertx.sqlclient.Pool;
  * running control plane from outside (tests, the benchmark) read them from {@code ControlPlane.Running}.
  */
 public record Stores(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore tenants, PluginConfigStore plugins,
-                     BindStore binds, BatchBindStore batchBinds, LeaderStore leaders) {
+                     BindStore binds, BatchBindStore batchBinds, LeaderStore leaders,
+                     PreemptionStore preemptions) {
 
   public static Stores on(Pool pool, SchedulerConfig config) {
     BindStore binds = new BindStore(pool, config);
     return new Stores(pool, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
-        new PluginConfigStore(pool), binds, new BatchBindStore(pool, config, binds), new LeaderStore(pool));
+        new PluginConfigStore(pool), binds, new BatchBindStore(pool, config, binds), new LeaderStore(pool),
+        new PreemptionStore(pool));
   }
 }

@@ -14,14 +14,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** One row of {@code tasks}. */
+/** One row of {@code tasks}; {@code nominatedNode} is meaningful only while it is pending and not expired. */
 public record TaskRecord(UUID id, String tenant, String name, String type, TaskStatus status, int priority,
                          boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType, String groupId,
                          JsonObject spec, String nodeId, List<Integer> gpuIndices, String reasonCode,
                          String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
                          OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
                          long version, double cpuCores, long memoryMb, Integer hostPort, Shard shard,
-                         Long boundTerm, Integer masterPort, OffsetDateTime lastCheckpointAt) {
+                         Long boundTerm, Integer masterPort, OffsetDateTime lastCheckpointAt,
+                         OffsetDateTime preemptingSince, String nominatedNode, OffsetDateTime nominatedUntil) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -34,7 +35,9 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
         row.getOffsetDateTime("finished_at"), row.getLong("version"), row.getDouble("cpu_cores"),
         row.getLong("memory_mb"), row.getInteger("host_port"), Shard.fromJson((JsonObject) row.getValue("shard")),
-        row.getLong("bound_term"), row.getInteger("master_port"), row.getOffsetDateTime("last_checkpoint_at"));
+        row.getLong("bound_term"), row.getInteger("master_port"), row.getOffsetDateTime("last_checkpoint_at"),
+        row.getOffsetDateTime("preempting_since"), row.getString("nominated_node"),
+        row.getOffsetDateTime("nominated_until"));
   }
 
   /** The Run message for this task bound where the row says (repeated in heartbeat replies until claimed). */
@@ -75,7 +78,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
     List<String> models = new ArrayList<>();
     spec.getJsonArray("gpu_model", new io.vertx.core.json.JsonArray()).forEach(model -> models.add((String) model));
     return new TaskRequest(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, models, cpuCores, memoryMb,
-        stringMap(spec.getJsonObject("node_selector")), stringMap(spec.getJsonObject("labels")));
+        stringMap(spec.getJsonObject("node_selector")), stringMap(spec.getJsonObject("labels")), createdAt.toInstant());
   }
 
   static Map<String, String> stringMap(JsonObject json) {

@@ -163,11 +163,19 @@ public final class TaskStore {
     });
   }
 
-  /** Tasks {@code preempting} for more than {@code seconds}, by id, with the node each is on. */
-  public Future<java.util.Map<UUID, String>> overduePreemptions(int seconds) {
+  /** A task preempting past its allowance: on which node, since when. */
+  public record OverduePreemption(UUID id, String nodeId, OffsetDateTime since) {
+  }
+
+  /**
+   * Tasks {@code preempting} for more than {@code seconds} plus what their stop may take beyond the default
+   * (declared checkpoint timeout, termination grace above 10 s), oldest first.
+   */
+  public Future<List<OverduePreemption>> overduePreemptions(int seconds) {
     return pool.preparedQuery(Sql.OVERDUE_PREEMPTIONS).execute(Tuple.of((double) seconds)).map(rows -> {
-      java.util.Map<UUID, String> overdue = new java.util.LinkedHashMap<>();
-      rows.forEach(row -> overdue.put(row.getUUID("id"), row.getString("node_id")));
+      List<OverduePreemption> overdue = new ArrayList<>();
+      rows.forEach(row -> overdue.add(new OverduePreemption(row.getUUID("id"), row.getString("node_id"),
+          row.getOffsetDateTime("preempting_since"))));
       return overdue;
     });
   }

@@ -64,10 +64,10 @@ class ExtensionPointsTest {
     }
 
     @Override
-    public Result postFilter(TaskRequest task, Snapshot snapshot, Map<String, Status> nodeStatuses, CycleState state) {
+    public Result postFilter(TaskRequest task, Snapshot snapshot, Refusals refusals, CycleState state) {
       calls.add("postfilter " + task.id().equals(state.read(DECIDING)));
-      statuses = nodeStatuses;
-      return Result.nominate(nodeStatuses.keySet().iterator().next(), "would preempt there");
+      statuses = refusals.byNode();
+      return Result.nominate(statuses.keySet().iterator().next(), "would preempt there");
     }
 
     @Override
@@ -120,8 +120,8 @@ class ExtensionPointsTest {
       }
 
       @Override
-      public Result postFilter(TaskRequest task, Snapshot snapshot, Map<String, Status> statuses, CycleState state) {
-        seen.add(statuses);
+      public Result postFilter(TaskRequest task, Snapshot snapshot, Refusals refusals, CycleState state) {
+        seen.add(refusals.byNode());
         return Result.none();
       }
     };

@@ -11,6 +11,7 @@ import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
 import io.heteroflow.controlplane.store.PluginConfigStore;
+import io.heteroflow.controlplane.store.PreemptionStore;
 import io.heteroflow.testsupport.StoreFixture;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,7 +26,7 @@ class SnapshotCacheTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cache = new SnapshotCache(store.nodes, new PluginConfigStore(store.pool),
+    cache = new SnapshotCache(store.nodes, new PreemptionStore(store.pool), new PluginConfigStore(store.pool),
         BuiltInPlugins.registry(SchedulerConfig.defaults()), java.time.Clock.systemUTC());
     store.node("sc-1", 4);
     store.node("sc-2", 4);

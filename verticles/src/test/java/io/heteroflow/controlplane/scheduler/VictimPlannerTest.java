@@ -9,7 +9,7 @@ import io.heteroflow.controlplane.scheduler.framework.CardUse;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
-import io.heteroflow.controlplane.scheduler.preemption.Occupant;
+import io.heteroflow.controlplane.scheduler.framework.Occupant;
 import io.heteroflow.controlplane.scheduler.preemption.PreemptionRules;
 import io.heteroflow.controlplane.scheduler.preemption.VictimPlanner;
 import io.heteroflow.protocol.TaskStatus;

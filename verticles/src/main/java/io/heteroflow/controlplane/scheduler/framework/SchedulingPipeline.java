@@ -124,8 +124,8 @@ public final class SchedulingPipeline {
   }
 
   /** No node passed: the reason with counts, and the PostFilter plugins asked for a nomination. */
-  private static Decision unschedulable(TaskRequest task, Snapshot snapshot, PluginSet plugins, CycleState state,
-                                        List<NodeEvaluation> refused) {
+  private Decision unschedulable(TaskRequest task, Snapshot snapshot, PluginSet plugins, CycleState state,
+                                 List<NodeEvaluation> refused) {
     NodeRejections rejections = new NodeRejections();
     refused.forEach(rejections::add);
     Decision decision = rejections.decision(snapshot.size());
@@ -135,10 +135,27 @@ public final class SchedulingPipeline {
     Map<String, Status> statuses = new LinkedHashMap<>();
     refused.forEach(evaluation -> statuses.put(evaluation.node().id(), evaluation.verdict()));
     Map<String, Status> view = Collections.unmodifiableMap(statuses);
+    List<FilterPlugin> filters = plugins.filters();
+    PostFilterPlugin.Refusals refusals = new PostFilterPlugin.Refusals() {
+      @Override
+      public ReasonCode code() {
+        return decision.code();
+      }
+
+      @Override
+      public Map<String, Status> byNode() {
+        return view;
+      }
+
+      @Override
+      public boolean passes(NodeInfo node) {
+        return filter(task, node, snapshot, filters, state).feasible();
+      }
+    };
     for (PostFilterPlugin postFilter : plugins.postFilters()) {
-      PostFilterPlugin.Result result = postFilter.postFilter(task, snapshot, view, state);
+      PostFilterPlugin.Result result = postFilter.postFilter(task, snapshot, refusals, state);
       if (result != null && result.nominates()) {
-        return decision.nominating(result.nominatedNodeId());
+        return decision.nominating(result);
       }
     }
     return decision;

@@ -3,9 +3,13 @@ package io.heteroflow.controlplane.scheduler.framework;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 
 /**
  * The cluster as the scheduler sees it: nodes with their card use, and the tenant boundary. The leader keeps
@@ -22,6 +26,10 @@ public final class Snapshot {
   /** The ids of nodes replaced since the snapshot was read, in order (a node may appear more than once). */
   private final List<String> changes = new ArrayList<>();
   private DecisionMemo memo;
+  private final Occupants occupants = new Occupants();
+  /** The live nominations (SPEC §6), by node and by preemptor. */
+  private final Map<String, List<Nomination>> nominationsByNode = new HashMap<>();
+  private final Map<UUID, Nomination> nominationsByTask = new HashMap<>();
 
   public Snapshot(Collection<NodeInfo> nodes, TenantBoundary boundary) {
     for (NodeInfo node : nodes) {
@@ -72,6 +80,60 @@ public final class Snapshot {
   public void replace(NodeInfo node) {
     nodes.put(node.id(), node);
     changes.add(node.id());
+  }
+
+  /** The active tasks per node, when this round read them for preemption planning. */
+  public Occupants occupants() {
+    return occupants;
+  }
+
+  /** The live nomination of this pending task, or null. */
+  public Nomination nominationOf(UUID taskId) {
+    return nominationsByTask.get(taskId);
+  }
+
+  /** The highest priority of a task nominated to this node, or -1 when none is. */
+  public int nominatedPriority(String nodeId) {
+    List<Nomination> nominated = nominationsByNode.get(nodeId);
+    if (nominated == null) {
+      return -1;
+    }
+    int highest = -1;
+    for (Nomination nomination : nominated) {
+      highest = Math.max(highest, nomination.priority());
+    }
+    return highest;
+  }
+
+  /**
+   * The nominations PostgreSQL holds now; every node whose nominations changed is logged as changed, so the
+   * decision memo judges it again (a nomination changes which priorities the node admits).
+   */
+  public void nominations(Collection<Nomination> live) {
+    Map<String, List<Nomination>> next = new HashMap<>();
+    live.forEach(each -> next.computeIfAbsent(each.nodeId(), k -> new ArrayList<>()).add(each));
+    Set<String> touched = new HashSet<>();
+    nominationsByNode.forEach((node, before) -> {
+      if (!Set.copyOf(before).equals(Set.copyOf(next.getOrDefault(node, List.of())))) {
+        touched.add(node);
+      }
+    });
+    next.keySet().stream().filter(node -> !nominationsByNode.containsKey(node)).forEach(touched::add);
+    nominationsByNode.clear();
+    nominationsByNode.putAll(next);
+    nominationsByTask.clear();
+    live.forEach(each -> nominationsByTask.put(each.taskId(), each));
+    touched.stream().filter(nodes::containsKey).sorted().forEach(changes::add);
+  }
+
+  /** Stages a nomination this round planned: its victims are being preempted, its node admits no lower priority. */
+  public void nominate(Nomination nomination, Collection<UUID> victims) {
+    nominationsByNode.computeIfAbsent(nomination.nodeId(), k -> new ArrayList<>()).add(nomination);
+    nominationsByTask.put(nomination.taskId(), nomination);
+    occupants.preempting(nomination.nodeId(), victims);
+    if (nodes.containsKey(nomination.nodeId())) {
+      changes.add(nomination.nodeId());
+    }
   }
 
   public void assume(TaskRequest task, Decision decision) {

@@ -1,13 +1,24 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** What the scheduler needs to know about one pending task. */
+/**
+ * What the scheduler needs to know about one pending task. {@code queuedSince} (when it was created; null when
+ * unknown) matters only to preemption's wait threshold, never to placement: the decision memo leaves it out.
+ */
 public record TaskRequest(UUID id, String tenant, String type, int priority, int gpuRequired, long gpuMemoryMb,
                           String gpuType, List<String> gpuModels, double cpuCores, long memoryMb,
-                          Map<String, String> nodeSelector, Map<String, String> labels) {
+                          Map<String, String> nodeSelector, Map<String, String> labels, Instant queuedSince) {
+
+  public TaskRequest(UUID id, String tenant, String type, int priority, int gpuRequired, long gpuMemoryMb,
+                     String gpuType, List<String> gpuModels, double cpuCores, long memoryMb,
+                     Map<String, String> nodeSelector, Map<String, String> labels) {
+    this(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, gpuModels, cpuCores, memoryMb, nodeSelector,
+        labels, null);
+  }
 
   public TaskRequest {
     gpuModels = gpuModels == null ? List.of() : List.copyOf(gpuModels);

@@ -1,34 +1,116 @@
 package io.heteroflow.controlplane.scheduler.plugins;
 
+import io.heteroflow.controlplane.scheduler.framework.CycleState;
+import io.heteroflow.controlplane.scheduler.framework.FilterPlugin;
+import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.heteroflow.controlplane.scheduler.framework.Nomination;
+import io.heteroflow.controlplane.scheduler.framework.Occupant;
+import io.heteroflow.controlplane.scheduler.framework.Occupants;
 import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.PluginSetting;
+import io.heteroflow.controlplane.scheduler.framework.PostFilterPlugin;
+import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.scheduler.framework.Status;
+import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
+import io.heteroflow.controlplane.scheduler.preemption.PreemptionRules;
+import io.heteroflow.controlplane.scheduler.preemption.VictimPlanner;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
- * {@code preempt} (SPEC §6): configuration only, no extension point yet (preemption will join through
- * PostFilter). Its one setting {@code preempt_stage} is {@code disabled}, {@code scheduled} or {@code running}
- * (default): which victims preemption may take.
+ * {@code preempt} (SPEC §6). As a PostFilter it plans preemption for a task no node could take: when the failure is
+ * one victims can cure and the task may preempt ({@link PreemptionRules}), it asks the round for the active tasks
+ * on the nodes ({@link Occupants#want}); decided again with them, it nominates the node of the minimal victim set
+ * ({@link VictimPlanner}), which the scheduler then carries out. A task nominated earlier keeps its nomination
+ * and plans nothing new. As a Filter it holds a nominated node for its preemptor: a task of lower priority than a
+ * task nominated there is refused, so what the victims free goes to the preemptor.
  */
-public final class PreemptPlugin {
+public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
   public static final String NAME = "preempt";
   public static final String STAGE = "preempt_stage";
+  public static final String MIN_RUNTIME = "min_runtime_seconds";
+  public static final String WAIT = "preempt_after_wait_seconds";
   public static final List<String> STAGES = List.of("disabled", "scheduled", "running");
   public static final PluginDefinition DEFINITION = PluginDefinition.of(NAME,
-      args -> new PreemptPlugin(args.string(STAGE)),
-      PluginSetting.oneOf(STAGE, "running", STAGES, "which victims preemption may take"));
+      args -> new PreemptPlugin(new PreemptionRules(args.string(STAGE), Duration.ofSeconds(args.integer(MIN_RUNTIME)),
+          Duration.ofSeconds(args.integer(WAIT)))),
+      PluginSetting.oneOf(STAGE, "running", STAGES, "which victims preemption may take"),
+      PluginSetting.integer(MIN_RUNTIME, 0, 0, 7 * 24 * 3600,
+          "protected runtime: a task that has run less than this many seconds is not a victim"),
+      PluginSetting.integer(WAIT, 0, 0, 7 * 24 * 3600,
+          "a task must have waited this many seconds in the queue before it may preempt"));
 
-  private final String stage;
+  private final PreemptionRules rules;
 
-  public PreemptPlugin(String stage) {
-    this.stage = stage;
+  public PreemptPlugin(PreemptionRules rules) {
+    this.rules = rules;
   }
 
+  @Override
   public String name() {
     return NAME;
   }
 
   /** The configured stage: disabled, scheduled or running. */
   public String stage() {
-    return stage;
+    return rules.stage();
+  }
+
+  @Override
+  public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
+    int nominated = snapshot.nominatedPriority(node.id());
+    return nominated > task.priority() ? Status.reject(NAME, ReasonCode.InsufficientResources,
+        "held for a preempting task of priority " + nominated) : Status.ok();
+  }
+
+  @Override
+  public Result postFilter(TaskRequest task, Snapshot snapshot, Refusals refusals, CycleState state) {
+    Nomination earlier = snapshot.nominationOf(task.id());
+    if (earlier != null) {
+      return Result.nominate(earlier.nodeId(), earlier.plan());
+    }
+    Occupants occupants = snapshot.occupants();
+    if (occupants.now() == null || !rules.mayPreempt(task.type(), refusals.code(), task.queuedSince(), occupants.now())) {
+      return Result.none();
+    }
+    if (!occupants.read()) {
+      if (refusals.byNode().values().stream().anyMatch(refusal -> refusal.code() == ReasonCode.InsufficientResources)) {
+        occupants.want(task);
+      }
+      return Result.none();
+    }
+    Map<NodeInfo, List<Occupant>> candidates = new LinkedHashMap<>();
+    refusals.byNode().forEach((nodeId, refusal) -> {
+      if (refusal.code() == ReasonCode.InsufficientResources && !occupants.on(nodeId).isEmpty()) {
+        candidates.put(snapshot.node(nodeId), occupants.on(nodeId));
+      }
+    });
+    return VictimPlanner.plan(task.priority(), candidates, refusals::passes, rules, occupants.now())
+        .map(plan -> Result.preempt(plan.node().id(), plan.victims().stream().map(Occupant::taskId).toList(),
+            describe(plan)))
+        .orElse(Result.none());
+  }
+
+  /** The plan in words, for the ledger: the node, each victim and what they free together. */
+  static String describe(VictimPlanner.NodePlan plan) {
+    int cards = 0;
+    long shardMb = 0;
+    double cpu = 0;
+    long memory = 0;
+    for (Occupant victim : plan.victims()) {
+      cards += victim.gpuIndices().size();
+      shardMb += victim.holdsShard() ? victim.shardMemoryMb() : 0;
+      cpu += victim.cpuCores();
+      memory += victim.memoryMb();
+    }
+    String victims = plan.victims().stream().map(victim -> victim.taskId() + " (priority " + victim.priority() + ")")
+        .collect(Collectors.joining(", "));
+    return String.format(Locale.ROOT, "node %s, %d victim(s): %s; they free %d whole card(s), %d MB of shards,"
+        + " %.1f CPU, %d MB memory", plan.node().id(), plan.victims().size(), victims, cards, shardMb, cpu, memory);
   }
 }

@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.scheduler.preemption;
 
+import io.heteroflow.controlplane.scheduler.framework.Occupant;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.protocol.TaskStatus;
 import java.time.Duration;
@@ -41,11 +42,12 @@ public record PreemptionRules(String stage, Duration minRuntime, Duration waitBe
 
   /**
    * Whether a task that failed with {@code failure} may preempt: not training (it never takes part), only for a
-   * failure victims can cure, and only after it has waited {@link #waitBeforePreempting}.
+   * failure victims can cure, and only after it has waited {@link #waitBeforePreempting} (a task whose
+   * creation time is unknown has waited long enough).
    */
   public boolean mayPreempt(String type, ReasonCode failure, Instant queuedSince, Instant now) {
     return enabled() && !"training".equals(type) && CURABLE.contains(failure)
-        && !queuedSince.plus(waitBeforePreempting).isAfter(now);
+        && (queuedSince == null || !queuedSince.plus(waitBeforePreempting).isAfter(now));
   }
 
   /** All four rules of SPEC §6 and the protected runtime: may {@code victim} make room for a task of this priority? */

@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.scheduler.preemption;
 
+import io.heteroflow.controlplane.scheduler.framework.Occupant;
 import io.heteroflow.controlplane.scheduler.framework.CardInfo;
 import io.heteroflow.controlplane.scheduler.framework.CardUse;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
@@ -98,10 +99,18 @@ public final class VictimPlanner {
       cpuFreed += victim.cpuCores();
       memoryFreed += victim.memoryMb();
     }
+    Map<Integer, Set<String>> victimTenants = new HashMap<>();
+    for (Occupant victim : victims) {
+      cardsOf(victim).forEach(card -> victimTenants.computeIfAbsent(card, k -> new HashSet<>()).add(victim.tenant()));
+    }
     for (Occupant victim : victims) {
       for (int card : cardsOf(victim)) {
         CardUse after = use.get(card);
-        Set<String> tenants = tenantsLeft.getOrDefault(card, Set.of());
+        // a tenant leaves the card only when a victim brought it and no task staying there has it; a tenant
+        // the occupants do not show (a placement staged this round) stays
+        Set<String> tenants = new HashSet<>(node.use(card).tenants());
+        tenants.removeIf(tenant -> victimTenants.get(card).contains(tenant)
+            && !tenantsLeft.getOrDefault(card, Set.of()).contains(tenant));
         if (after.isEmpty()) {
           use.remove(card);
         } else {

@@ -1,4 +1,4 @@
-package io.heteroflow.controlplane.scheduler.preemption;
+package io.heteroflow.controlplane.scheduler.framework;
 
 import io.heteroflow.protocol.TaskStatus;
 import java.time.Instant;
@@ -19,5 +19,10 @@ public record Occupant(UUID taskId, String tenant, String type, int priority, bo
 
   public boolean holdsShard() {
     return shardCard != null;
+  }
+
+  public Occupant withStatus(TaskStatus other) {
+    return new Occupant(taskId, tenant, type, priority, preemptible, other, createdAt, startedAt, lastCheckpointAt,
+        gpuIndices, shardCard, shardMemoryMb, cpuCores, memoryMb);
   }
 }

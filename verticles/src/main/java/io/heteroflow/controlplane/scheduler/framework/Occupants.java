@@ -1,0 +1,82 @@
+package io.heteroflow.controlplane.scheduler.framework;
+
+import io.heteroflow.protocol.TaskStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The active tasks on each node, for one round's preemption planning. They are not kept between rounds (a task
+ * that starts running changes no node row, so nothing would tell the snapshot): a round reads them only when a
+ * PostFilter plugin asked for them ({@link #want}) while deciding a task that found no node, then decides those
+ * tasks again with them ({@link #fill}); the round ends with {@link #clear}.
+ */
+public final class Occupants {
+  private Map<String, List<Occupant>> byNode;
+  private Instant now;
+  private final Map<UUID, TaskRequest> wanted = new LinkedHashMap<>();
+
+  /** Whether this round has read them. */
+  public boolean read() {
+    return byNode != null;
+  }
+
+  /** The round's time: the "now" of every plan made in it (protected runtime, wait threshold). */
+  public Instant now() {
+    return now;
+  }
+
+  /** A round begins at {@code roundTime}, nothing read yet. */
+  public void begin(Instant roundTime) {
+    clear();
+    now = roundTime;
+  }
+
+  /** The active tasks on {@code nodeId} (empty when none, or not read). */
+  public List<Occupant> on(String nodeId) {
+    return byNode == null ? List.of() : byNode.getOrDefault(nodeId, List.of());
+  }
+
+  /** The nodes with at least one active task read. */
+  public Set<String> nodes() {
+    return byNode == null ? Set.of() : byNode.keySet();
+  }
+
+  /** A PostFilter plugin needs them to plan for {@code task}: the round reads them and decides it again. */
+  public void want(TaskRequest task) {
+    wanted.putIfAbsent(task.id(), task);
+  }
+
+  public Collection<TaskRequest> wanted() {
+    return List.copyOf(wanted.values());
+  }
+
+  public void fill(Map<String, List<Occupant>> occupants) {
+    byNode = new LinkedHashMap<>(occupants);
+  }
+
+  /** {@code victims} on {@code nodeId} are being preempted: no later plan of the round may count on them again. */
+  void preempting(String nodeId, Collection<UUID> victims) {
+    if (byNode == null || !byNode.containsKey(nodeId)) {
+      return;
+    }
+    Set<UUID> gone = new HashSet<>(victims);
+    List<Occupant> updated = new ArrayList<>();
+    for (Occupant each : byNode.get(nodeId)) {
+      updated.add(gone.contains(each.taskId()) ? each.withStatus(TaskStatus.PREEMPTING) : each);
+    }
+    byNode.put(nodeId, updated);
+  }
+
+  /** Forgets the round's reading and wishes. */
+  public void clear() {
+    byNode = null;
+    wanted.clear();
+  }
+}
