@@ -33,7 +33,7 @@ class PluginSettingsApiTest {
         Arguments.of("preempt", "{\"preempt_stage\":3}", "invalid_field", "preempt_stage",
             "preempt_stage: must be one of disabled, scheduled, running"),
         Arguments.of("preempt", "{\"weight\":3,\"stage\":\"running\"}", "unknown_field", "stage",
-            "stage: is not a setting of preempt (its settings: preempt_stage)"),
+            "stage: is not a setting of preempt (its settings: preempt_stage, min_runtime_seconds, preempt_after_wait_seconds)"),
         Arguments.of("frag", "{\"pressure_cards\":11}", "invalid_field", "pressure_cards",
             "pressure_cards: must be a number between 0.0 and 10.0 (was 11)"),
         Arguments.of("frag", "{\"pressure_cards\":\"2\"}", "invalid_field", "pressure_cards",
@@ -73,7 +73,7 @@ class PluginSettingsApiTest {
     cp.json("PUT", "/api/v1/plugins/preempt", ADMIN, "{\"preempt_stage\":\"running\"}", 200);
 
     JsonArray schema = plugin(stage, "preempt").getJsonArray("settings");
-    assertEquals(1, schema.size());
+    assertEquals(3, schema.size(), "preempt_stage, min_runtime_seconds, preempt_after_wait_seconds");
     JsonObject preemptStage = schema.getJsonObject(0);
     assertEquals("preempt_stage", preemptStage.getString("name"));
     assertEquals("enum", preemptStage.getString("type"));

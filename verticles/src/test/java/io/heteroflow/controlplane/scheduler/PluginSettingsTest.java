@@ -120,7 +120,8 @@ class PluginSettingsTest {
   void thePreemptStageIsDeclaredOnceAndValidatedByTheSchema() {
     PluginRegistry registry = io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins.registry(Fixtures.CONFIG);
     PluginRegistry.Registration preempt = registry.find("preempt").orElseThrow();
-    assertEquals(List.of("preempt_stage"), preempt.settings().stream().map(PluginSetting::name).toList());
+    assertEquals(List.of("preempt_stage", "min_runtime_seconds", "preempt_after_wait_seconds"),
+        preempt.settings().stream().map(PluginSetting::name).toList());
     InvalidSettingException refused = assertThrows(InvalidSettingException.class,
         () -> preempt.definition().settings(Map.of(), Map.of("preempt_stage", "always")));
     assertEquals("preempt_stage: must be one of disabled, scheduled, running", refused.describe());

@@ -178,7 +178,7 @@ class SchedulingPipelineTest {
     assertTrue(byName.get("resource-filter").enabled() && byName.get("resource-filter").locked());
     assertTrue(byName.get("gpu-filter").enabled() && byName.get("gpu-filter").locked());
     assertEquals(List.of("availability", "tenant", "resource-prefilter", "affinity", "gpu-filter", "resource-filter",
-            "nvlink", "rdma"), set.filters().stream().map(filter -> filter.name()).toList(),
+            "nvlink", "rdma", "preempt"), set.filters().stream().map(filter -> filter.name()).toList(),
         "SPEC §2.1's chain first, then the plugin filters, in registration order");
     for (String builtIn : List.of("availability", "tenant", "resource-prefilter", "affinity")) {
       assertTrue(byName.get(builtIn).enabled() && byName.get(builtIn).locked(), builtIn);
@@ -189,7 +189,7 @@ class SchedulingPipelineTest {
     assertEquals(List.of("binpack", "nvlink", "topology", "rdma"),
         set.scores().stream().map(score -> score.plugin().name()).toList());
     assertEquals("score+filter+bind", byName.get("nvlink").kind());
-    assertEquals("config", byName.get("preempt").kind());
+    assertEquals("filter+postfilter", byName.get("preempt").kind());
     assertEquals("running", byName.get("preempt").extra().get("preempt_stage"));
   }
 }
