@@ -50,9 +50,14 @@ class PreemptWatchdogTest {
 
   /** A preemptible 4-card job running on {@code node}, moved running → preempting by the store's CAS; the node cordoned. */
   private static UUID preempting(String node, int secondsAgo) throws Exception {
+    return preempting(node, secondsAgo, "");
+  }
+
+  /** The same, with more of the task's spec ({@code extra}: ",\"field\":value…"). */
+  private static UUID preempting(String node, int secondsAgo, String extra) throws Exception {
     heartbeat(node);
     String id = cp.submit("{\"name\":\"victim\",\"command\":[\"sleep\",\"600\"],\"gpu_required\":4,"
-        + "\"preemptible\":true,\"priority\":10,\"node_selector\":{\"wd\":\"" + node + "\"}}");
+        + "\"preemptible\":true,\"priority\":10,\"node_selector\":{\"wd\":\"" + node + "\"}" + extra + "}");
     cp.awaitStatus(id, "scheduled");
     UUID task = UUID.fromString(id);
     TaskStore tasks = cp.running.stores().tasks();
@@ -70,6 +75,13 @@ class PreemptWatchdogTest {
         .put("task_id", task.toString()).put("node_id", node).put("outcome", "stopped")
         .put("reason_code", "StoppedByUser").put("message", "stopped"))).body();
     return reply.getBoolean("settled");
+  }
+
+  /** heteroflow_preemptions_total{result="forced_by_watchdog"} now (0 before the first). */
+  private static double forced() {
+    String series = "heteroflow_preemptions_total{result=\"forced_by_watchdog\"} ";
+    return REGISTRY.scrape().lines().filter(line -> line.startsWith(series))
+        .mapToDouble(line -> Double.parseDouble(line.substring(series.length()))).sum();
   }
 
   private static long count(String sql, Object... params) throws Exception {
@@ -99,12 +111,12 @@ class PreemptWatchdogTest {
   @Test
   void theWatchdogForcesAnUnconfirmedPreemptionAndTheLateConfirmationLosesItsCas() throws Exception {
     UUID task = preempting("wd-late", 61);
+    double forcedBefore = forced();
     assertEquals(1, await(watchdog.sweep()));
     assertRequeuedOnce(task, "wd-late", "PreemptionForced");
     assertEquals(false, report(task, "wd-late"), "the thawed agent's confirmation is refused");
     assertRequeuedOnce(task, "wd-late", "PreemptionForced");
-    assertTrue(REGISTRY.scrape().contains("heteroflow_preemptions_total{result=\"forced_by_watchdog\"} 1.0"),
-        REGISTRY.scrape());
+    assertEquals(1, forced() - forcedBefore, REGISTRY.scrape());
   }
 
   @Test
@@ -122,5 +134,17 @@ class PreemptWatchdogTest {
     await(watchdog.sweep());
     assertEquals("preempting", cp.get("/api/v1/tasks/" + task).getString("status"));
     assertTrue(report(task, "wd-young"));
+  }
+
+  @Test
+  void aDeclaredCheckpointAndALongerGraceExtendTheSixtySeconds() throws Exception {
+    // 60 s + the 120 s checkpoint + the 40 s of grace above the default 10 s = 220 s
+    String spec = ",\"checkpoint\":{\"signal\":\"SIGUSR1\",\"timeout_seconds\":120},\"termination_grace_seconds\":50";
+    UUID inTime = preempting("wd-ckpt-young", 210, spec);
+    UUID overdue = preempting("wd-ckpt-old", 225, spec);
+    await(watchdog.sweep());
+    assertEquals("preempting", cp.get("/api/v1/tasks/" + inTime).getString("status"), "still within its 220 s");
+    assertRequeuedOnce(overdue, "wd-ckpt-old", "PreemptionForced");
+    assertTrue(report(inTime, "wd-ckpt-young"));
   }
 }

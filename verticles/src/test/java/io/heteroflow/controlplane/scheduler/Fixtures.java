@@ -174,6 +174,8 @@ final class Fixtures {
   static final class TaskBuilder {
     private String tenant = "team-a";
     private String type = "job";
+    private int priority = 50;
+    private java.time.Instant queuedSince;
     private int gpus = 1;
     private long gpuMemoryMb;
     private String gpuType;
@@ -189,6 +191,16 @@ final class Fixtures {
 
     TaskBuilder type(String value) {
       type = value;
+      return this;
+    }
+
+    TaskBuilder priority(int value) {
+      priority = value;
+      return this;
+    }
+
+    TaskBuilder queuedSince(java.time.Instant value) {
+      queuedSince = value;
       return this;
     }
 
@@ -230,8 +242,8 @@ final class Fixtures {
     }
 
     TaskRequest build() {
-      return new TaskRequest(UUID.randomUUID(), tenant, type, 50, gpus, gpuMemoryMb, gpuType, models, cpuCores, 0,
-          selector, labels);
+      return new TaskRequest(UUID.randomUUID(), tenant, type, priority, gpus, gpuMemoryMb, gpuType, models, cpuCores, 0,
+          selector, labels, queuedSince);
     }
   }
 }

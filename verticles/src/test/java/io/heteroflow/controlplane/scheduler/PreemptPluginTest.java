@@ -1,0 +1,109 @@
+package io.heteroflow.controlplane.scheduler;
+
+import static io.heteroflow.controlplane.scheduler.Fixtures.node;
+import static io.heteroflow.controlplane.scheduler.Fixtures.task;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.heteroflow.controlplane.scheduler.framework.Decision;
+import io.heteroflow.controlplane.scheduler.framework.Nomination;
+import io.heteroflow.controlplane.scheduler.framework.Occupant;
+import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
+import io.heteroflow.controlplane.scheduler.framework.PluginSet;
+import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
+import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
+import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
+import io.heteroflow.protocol.TaskStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The preempt plugin inside the pipeline: the round's two passes (asking for the nodes' occupants, then planning
+ * with them), a plan staged so the next preemptor neither reuses its victims nor takes its node, an earlier
+ * nomination kept, the wait threshold, and the Filter that holds a nominated node against lower priorities.
+ */
+class PreemptPluginTest {
+  private static final SchedulingPipeline PIPELINE = BuiltInPlugins.pipeline(Fixtures.CONFIG);
+  private static final PluginSet PLUGINS = BuiltInPlugins.registry(Fixtures.CONFIG).build(Map.of());
+  private static final Instant NOW = Instant.parse("2026-12-01T12:00:00Z");
+
+  private static Occupant job(String name, int priority, int card) {
+    return new Occupant(UUID.nameUUIDFromBytes(name.getBytes()), "team-b", "job", priority, true, TaskStatus.RUNNING,
+        NOW.minusSeconds(3600), NOW.minusSeconds(3000), null, List.of(card), null, 0, 0, 0);
+  }
+
+  /**
+   * n1: both cards held by preemptible jobs of priority 10 and 20; n2: one card held by a preemptible job of
+   * priority 5, the other by a job that is not preemptible.
+   */
+  private static Snapshot fleet() {
+    Snapshot snapshot = new Snapshot(List.of(node("n1").cards(2, "A100").busyCards(0, 1).build(),
+        node("n2").cards(2, "A100").busyCards(0, 1).build()));
+    snapshot.occupants().begin(NOW);
+    return snapshot;
+  }
+
+  @Test
+  void aRoundAsksForOccupantsFirstThenNominatesTheMinimalSet() {
+    Snapshot snapshot = fleet();
+    TaskRequest preemptor = task().priority(90).gpus(2).build();
+    Decision first = PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    assertFalse(first.nominates(), "no occupants read yet: nothing planned");
+    assertEquals(List.of(preemptor), List.copyOf(snapshot.occupants().wanted()));
+
+    snapshot.occupants().fill(Map.of("n1", List.of(job("low", 10, 0), job("mid", 20, 1)),
+        "n2", List.of(job("other", 5, 0), kept("kept", 5, 1))));
+    Decision second = PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    assertEquals("n1", second.nominatedNodeId(), "n2's only candidate frees one card of the two: " + second);
+    assertEquals(List.of(job("low", 10, 0).taskId(), job("mid", 20, 1).taskId()), second.victims());
+    assertEquals(ReasonCode.InsufficientResources, second.code(), "the pipeline's reason stays until carried out");
+    assertTrue(second.plan().contains("they free 2 whole card(s)"), second.plan());
+
+    snapshot.nominate(new Nomination(preemptor.id(), 90, "n1", second.plan()), second.victims());
+    Decision again = PIPELINE.decide(task().priority(90).gpus(2).build(), snapshot, PLUGINS);
+    assertFalse(again.nominates(), "n1's victims are taken and n2 cannot suffice: " + again);
+    Decision kept = PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    assertEquals("n1", kept.nominatedNodeId());
+    assertEquals(List.of(), kept.victims(), "a nominated task waits for its victims, it plans nothing new");
+  }
+
+  @Test
+  void trainingAndTasksThatHaveNotWaitedLongEnoughDoNotAsk() {
+    Snapshot snapshot = fleet();
+    PIPELINE.decide(task().type("training").priority(90).gpus(2).build(), snapshot, PLUGINS);
+    assertEquals(List.of(), List.copyOf(snapshot.occupants().wanted()), "training never preempts");
+
+    PluginSet patient = BuiltInPlugins.registry(Fixtures.CONFIG).build(Map.of("preempt",
+        new PluginConfig("preempt", true, 0, Map.of("preempt_after_wait_seconds", 60))));
+    PIPELINE.decide(task().priority(90).gpus(2).queuedSince(NOW.minusSeconds(10)).build(), snapshot, patient);
+    assertEquals(List.of(), List.copyOf(snapshot.occupants().wanted()), "waited 10 s of 60");
+    TaskRequest waited = task().priority(90).gpus(2).queuedSince(NOW.minusSeconds(61)).build();
+    PIPELINE.decide(waited, snapshot, patient);
+    assertEquals(List.of(waited), List.copyOf(snapshot.occupants().wanted()));
+
+    PluginSet disabled = BuiltInPlugins.registry(Fixtures.CONFIG).build(Map.of("preempt",
+        new PluginConfig("preempt", true, 0, Map.of("preempt_stage", "disabled"))));
+    Snapshot other = fleet();
+    PIPELINE.decide(task().priority(90).gpus(2).build(), other, disabled);
+    assertEquals(List.of(), List.copyOf(other.occupants().wanted()), "preempt_stage disabled");
+  }
+
+  @Test
+  void aNominatedNodeRefusesLowerPrioritiesOnly() {
+    Snapshot snapshot = new Snapshot(List.of(node("n1").cards(2, "A100").build()));
+    snapshot.nominations(List.of(new Nomination(UUID.randomUUID(), 80, "n1", "plan")));
+    Decision lower = PIPELINE.decide(task().priority(50).gpus(1).build(), snapshot, PLUGINS);
+    assertEquals("0/1 nodes are available: 1 held for a preempting task of priority 80.", lower.message());
+    assertEquals("n1", PIPELINE.decide(task().priority(80).gpus(1).build(), snapshot, PLUGINS).nodeId(),
+        "equal priority may take it");
+    snapshot.nominations(List.of());
+    assertEquals("n1", PIPELINE.decide(task().priority(50).gpus(1).build(), snapshot, PLUGINS).nodeId(),
+        "a nomination gone is seen by the memo too");
+  }
+}
