@@ -50,6 +50,8 @@ public final class AgentVerticle extends VerticleBase {
   private final String bootId = UUID.randomUUID().toString();
   private final java.time.Instant startedAt = java.time.Instant.now();
   private final Set<String> known = new HashSet<>();
+  /** The attempt (Run.attempt) of each task this agent started, echoed in its Report. */
+  private final Map<String, Integer> attempts = new HashMap<>();
   private final Set<String> stopBeforeStart = new HashSet<>();
   private AgentTransport transport;
   private NodeReading lastReading;
@@ -131,6 +133,7 @@ public final class AgentVerticle extends VerticleBase {
     if (lastReading == null || !known.add(run.taskId().toString())) {
       return;
     }
+    attempts.put(run.taskId().toString(), run.attempt());
     claim(run);
   }
 
@@ -145,7 +148,7 @@ public final class AgentVerticle extends VerticleBase {
             new Claim(run.taskId(), node.nodeId(), attempt > 0).toJson()).map(Claim.Answer::fromJson))
         .onSuccess(answer -> {
           if (!answer.claimed()) {
-            known.remove(taskId);
+            forget(taskId);
             return;
           }
           executor.start(runSpec(run)).onComplete(ended -> report(taskId, ended.succeeded() ? ended.result()
@@ -154,7 +157,7 @@ public final class AgentVerticle extends VerticleBase {
             executor.stop(taskId);
           }
         })
-        .onFailure(e -> known.remove(taskId));
+        .onFailure(e -> forget(taskId));
   }
 
   /**
@@ -209,13 +212,18 @@ public final class AgentVerticle extends VerticleBase {
   /** Reports a result until the control plane answers (its CAS makes a repeated report harmless). */
   private void report(String taskId, ExitReport exit) {
     JsonObject body = new Report(UUID.fromString(taskId), node.nodeId(), exit.outcome(), exit.exitCode(),
-        exit.reasonCode(), exit.message(), exit.logTail(), exit.lastCheckpointAt()).toJson();
+        exit.reasonCode(), exit.message(), exit.logTail(), exit.lastCheckpointAt(), attempts.get(taskId)).toJson();
     Backoff.REPORT.run(vertx, attempt -> transport.request(BusAddresses.TASK_REPORT, body))
-        .onSuccess(reply -> known.remove(taskId))
+        .onSuccess(reply -> forget(taskId))
         .onFailure(e -> {
           LOG.warning("giving up reporting " + taskId + " from " + node.nodeId() + ": " + e.getMessage());
-          known.remove(taskId);
+          forget(taskId);
         });
+  }
+
+  private void forget(String taskId) {
+    known.remove(taskId);
+    attempts.remove(taskId);
   }
 
   private Future<Logs.Answer> logs(JsonObject body) {

@@ -10,10 +10,12 @@ import java.util.UUID;
 /**
  * agent → control plane: a task's process ended ({@code outcome} succeeded, failed or stopped, as the agent saw
  * it), with its exit code, reason, message, log tail and, for a task with a checkpoint handshake, when it last
- * wrote its checkpoint file. The control plane settles it by CAS.
+ * wrote its checkpoint file; {@code attempt} is the Run's (null when the agent never ran it, e.g. a stop of a
+ * task it does not know). The control plane settles it by CAS, and not at all when the attempt is not the
+ * task's current one (a late report of a run that was preempted and forced back to the queue).
  */
 public record Report(UUID taskId, String nodeId, TaskStatus outcome, Integer exitCode, String reasonCode,
-                     String message, String logTail, Instant lastCheckpointAt) implements BusMessage {
+                     String message, String logTail, Instant lastCheckpointAt, Integer attempt) implements BusMessage {
   private static final Set<TaskStatus> OUTCOMES = EnumSet.of(TaskStatus.SUCCEEDED, TaskStatus.FAILED,
       TaskStatus.STOPPED);
 
@@ -28,7 +30,8 @@ public record Report(UUID taskId, String nodeId, TaskStatus outcome, Integer exi
     return BusMessage.envelope().put("task_id", taskId.toString()).put("node_id", nodeId)
         .put("outcome", outcome.wire()).put("exit_code", exitCode).put("reason_code", reasonCode)
         .put("message", message).put("log_tail", logTail)
-        .put("last_checkpoint_at", lastCheckpointAt == null ? null : lastCheckpointAt.toString());
+        .put("last_checkpoint_at", lastCheckpointAt == null ? null : lastCheckpointAt.toString())
+        .put("attempt", attempt);
   }
 
   public static Report fromJson(JsonObject json) {
@@ -47,7 +50,7 @@ public record Report(UUID taskId, String nodeId, TaskStatus outcome, Integer exi
     }
     return new Report(taskId, nodeId, outcome, report.optionalInteger("exit_code"),
         report.optionalString("reason_code"), report.optionalString("message"), report.optionalString("log_tail"),
-        lastCheckpointAt);
+        lastCheckpointAt, report.optionalInteger("attempt"));
   }
 
   /** The answer: whether this report settled the task (false for a late or repeated one). */

@@ -10,9 +10,11 @@ import java.util.UUID;
 /**
  * control plane → agent: run this bound task on these cards (or this shard), with this host port and master port
  * (docs/event-bus.md "Run"). Pushed at bind and repeated in heartbeat replies until the agent claims it;
- * {@code term} is the leader term that bound it (0 when unknown).
+ * {@code term} is the leader term that bound it (0 when unknown); {@code attempt} how many times the task was
+ * preempted before this run (the agent echoes it in its Report, so a late report of an earlier run settles
+ * nothing).
  */
-public record Run(UUID taskId, long term, String name, String image, List<String> command, Map<String, String> env,
+public record Run(UUID taskId, long term, int attempt, String name, String image, List<String> command, Map<String, String> env,
                   List<Integer> gpuIndices, Shard shard, Integer hostPort, Integer masterPort, int timeoutSeconds,
                   int terminationGraceSeconds, Checkpoint checkpoint) implements BusMessage {
   /** A run that names no time limit gets this one (two hours). */
@@ -33,7 +35,8 @@ public record Run(UUID taskId, long term, String name, String image, List<String
 
   @Override
   public JsonObject toJson() {
-    return BusMessage.envelope().put("task_id", taskId.toString()).put("term", term).put("name", name)
+    return BusMessage.envelope().put("task_id", taskId.toString()).put("term", term).put("attempt", attempt)
+        .put("name", name)
         .put("image", image).put("command", new JsonArray(command)).put("env", new JsonObject(Map.copyOf(env)))
         .put("gpu_indices", new JsonArray(gpuIndices)).put("shard", Shard.toJson(shard)).put("host_port", hostPort)
         .put("master_port", masterPort).put("timeout_seconds", timeoutSeconds)
@@ -51,7 +54,12 @@ public record Run(UUID taskId, long term, String name, String image, List<String
     if (grace != null && grace < 0) {
       throw run.bad("termination_grace_seconds", "0 or more is required");
     }
-    return new Run(run.uuid("task_id"), term == null ? 0 : term, run.optionalString("name"),
+    Integer attempt = run.optionalInteger("attempt");
+    if (attempt != null && attempt < 0) {
+      throw run.bad("attempt", "0 or more is required");
+    }
+    return new Run(run.uuid("task_id"), term == null ? 0 : term, attempt == null ? 0 : attempt,
+        run.optionalString("name"),
         run.optionalString("image"), run.strings("command"), run.stringMap("env"), run.integers("gpu_indices"),
         Shard.read(run.optionalObject("shard")), run.optionalInteger("host_port"), run.optionalInteger("master_port"),
         timeout == null ? DEFAULT_TIMEOUT_SECONDS : timeout, grace == null ? DEFAULT_TERMINATION_GRACE_SECONDS : grace,

@@ -150,7 +150,9 @@ public final class NodeRegistryVerticle extends VerticleBase {
     TaskStore.Details details = new TaskStore.Details(report.exitCode(), report.logTail(), report.reasonCode(),
         report.message(), report.lastCheckpointAt() == null ? null
             : report.lastCheckpointAt().atOffset(java.time.ZoneOffset.UTC));
-    return task(report.taskId()).compose(task -> settle(task, report.nodeId(), report.outcome(), details, 3))
+    return task(report.taskId()).compose(task -> report.attempt() != null && report.attempt() != task.preemptCount()
+            ? Future.succeededFuture(false) // a run before the task's last preemption: settled already
+            : settle(task, report.nodeId(), report.outcome(), details, 3))
         .map(settled -> {
           if (settled) {
             vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("resources freed").toJson());

@@ -47,7 +47,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
 
   /** The Run message for this task on these cards or this shard, bound under {@code term}. */
   public Run run(List<Integer> cards, Shard onShard, Integer hostPortBound, Integer masterPortBound, Long term) {
-    return new Run(id, term == null ? 0 : term, name, spec.getString("image"), command(), env(), cards, onShard,
+    return new Run(id, term == null ? 0 : term, preemptCount, name, spec.getString("image"), command(), env(), cards, onShard,
         hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds(), checkpoint());
   }
 

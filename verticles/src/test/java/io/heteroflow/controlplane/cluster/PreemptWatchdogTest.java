@@ -71,9 +71,14 @@ class PreemptWatchdogTest {
   }
 
   private static boolean report(UUID task, String node) throws Exception {
+    return report(task, node, null);
+  }
+
+  /** The agent's report of the task's run {@code attempt} (null: as from an agent that never ran it). */
+  private static boolean report(UUID task, String node, Integer attempt) throws Exception {
     JsonObject reply = (JsonObject) await(cp.vertx.eventBus().request(BusAddresses.TASK_REPORT, new JsonObject()
         .put("task_id", task.toString()).put("node_id", node).put("outcome", "stopped")
-        .put("reason_code", "StoppedByUser").put("message", "stopped"))).body();
+        .put("reason_code", "StoppedByUser").put("message", "stopped").put("attempt", attempt))).body();
     return reply.getBoolean("settled");
   }
 
@@ -146,5 +151,18 @@ class PreemptWatchdogTest {
     assertEquals("preempting", cp.get("/api/v1/tasks/" + inTime).getString("status"), "still within its 220 s");
     assertRequeuedOnce(overdue, "wd-ckpt-old", "PreemptionForced");
     assertTrue(report(inTime, "wd-ckpt-young"));
+  }
+
+  @Test
+  void aLateReportOfTheRunBeforeAForcedPreemptionSettlesNothingOnceTheTaskRunsAgainThere() throws Exception {
+    UUID task = preempting("wd-again", 61);
+    assertEquals(1, await(watchdog.sweep()));
+    cp.json("POST", "/api/v1/nodes/wd-again/uncordon", ControlPlaneHarness.ADMIN, null, 200);
+    cp.awaitStatus(task.toString(), "scheduled");
+    TaskStore tasks = cp.running.stores().tasks();
+    assertTrue(await(tasks.transition(task, TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)));
+    assertEquals(false, report(task, "wd-again", 0), "the frozen agent's report of the first run (attempt 0)");
+    assertEquals("running", cp.get("/api/v1/tasks/" + task).getString("status"));
+    assertTrue(report(task, "wd-again", 1), "the report of this run (attempt 1) settles it");
   }
 }

@@ -38,6 +38,11 @@ class PreemptPluginTest {
         NOW.minusSeconds(3600), NOW.minusSeconds(3000), null, List.of(card), null, 0, 0, 0);
   }
 
+  private static Occupant kept(String name, int priority, int card) {
+    return new Occupant(UUID.nameUUIDFromBytes(name.getBytes()), "team-b", "job", priority, false, TaskStatus.RUNNING,
+        NOW.minusSeconds(3600), NOW.minusSeconds(3000), null, List.of(card), null, 0, 0, 0);
+  }
+
   /**
    * n1: both cards held by preemptible jobs of priority 10 and 20; n2: one card held by a preemptible job of
    * priority 5, the other by a job that is not preemptible.
