@@ -15,10 +15,11 @@ import java.util.logging.Logger;
 /**
  * The backlog-recovery beat (SPEC §2, leader only): active tasks on a node that has been offline past the grace
  * period are settled by CAS — {@code scheduled} back to {@code pending} (it never started), {@code stopping} to
- * {@code stopped}, {@code preempting} back to {@code pending}, {@code running} to {@code failed} with reason
- * {@code NodeLost} — through the same transition as an agent's report (cards and shards released, ledger entry,
- * event), and a round is kicked so nothing waits for the next tick. (Running tasks a restarted agent no longer
- * reports are settled by the heartbeats: NodeRegistryVerticle.)
+ * {@code stopped}, {@code running} to {@code failed} with reason {@code NodeLost} — through the same transition
+ * as an agent's report (cards and shards released, ledger entry, event), and a round is kicked so nothing waits
+ * for the next tick. A {@code preempting} task is left to the preempt watchdog, which forces it within its
+ * allowance whatever its node does: one settler per arc. (Running tasks a restarted agent no longer reports are
+ * settled by the heartbeats: NodeRegistryVerticle.)
  */
 public final class RecoveryVerticle extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(RecoveryVerticle.class.getName());

@@ -230,8 +230,9 @@ final class Sql {
       + " - make_interval(secs => $1)) AS silent FROM nodes WHERE status <> 'offline'";
   static final String MARK_SILENT_NODES_OFFLINE = "UPDATE nodes SET status = 'offline', version = version + 1"
       + " WHERE status <> 'offline' AND last_heartbeat_at < now() - make_interval(secs => $1) RETURNING id";
+  /** Every active task on the node: what its agent should run, stop, or keep running (a heartbeat's answer). */
   static final String TASKS_FOR_AGENT = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE node_id = $1"
-      + " AND status IN ('scheduled', 'stopping', 'preempting')";
+      + " AND status IN " + ACTIVE_STATES;
 
   private static final String NODE_COLUMNS = "n.id, n.gpu_vendor, n.status, n.executable, n.dedicated_tenant, n.region,"
       + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.cpu_cores, n.cpu_percent,"
@@ -362,8 +363,9 @@ final class Sql {
   static final String OVERDUE_PREEMPTIONS = "SELECT id, node_id, preempting_since FROM tasks"
       + " WHERE status = 'preempting' AND preempting_since < now() - make_interval(secs => $1 + " + STOP_ALLOWANCE + ")"
       + " ORDER BY preempting_since";
+  /** Active tasks on long-offline nodes, but not preempting ones: the preempt watchdog settles those. */
   static final String STRANDED_TASKS = "SELECT t.id, t.status FROM tasks t JOIN nodes n ON n.id = t.node_id"
-      + " WHERE t.status IN ('scheduled', 'running', 'stopping', 'preempting') AND n.status = 'offline'"
+      + " WHERE t.status IN ('scheduled', 'running', 'stopping') AND n.status = 'offline'"
       + " AND n.last_heartbeat_at < now() - make_interval(secs => $1)";
 
   static final String PENDING_BY_REASON_AND_BAND = "SELECT coalesce(reason_code, 'None') AS reason,"

@@ -189,6 +189,7 @@ public final class TaskStore {
     });
   }
 
+  /** The node's active tasks (scheduled, running, stopping, preempting). */
   public Future<List<TaskRecord>> tasksForAgent(String nodeId) {
     return pool.preparedQuery(Sql.TASKS_FOR_AGENT).execute(Tuple.of(nodeId)).map(TaskStore::all);
   }

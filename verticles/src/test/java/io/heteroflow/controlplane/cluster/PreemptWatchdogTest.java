@@ -165,4 +165,22 @@ class PreemptWatchdogTest {
     assertEquals("running", cp.get("/api/v1/tasks/" + task).getString("status"));
     assertTrue(report(task, "wd-again", 1), "the report of this run (attempt 1) settles it");
   }
+
+  @Test
+  void theThawedAgentIsToldToStopTheTaskTheWatchdogSettled() throws Exception {
+    UUID task = preempting("wd-thawed", 61);
+    assertEquals(1, await(watchdog.sweep()));
+    JsonArray cards = new JsonArray();
+    for (int i = 0; i < 4; i++) {
+      cards.add(new JsonObject().put("index", i).put("model", "A100").put("memory_total_mb", 81920));
+    }
+    JsonObject reply = (JsonObject) await(cp.vertx.eventBus().request(BusAddresses.NODE_HEARTBEAT, new JsonObject()
+        .put("node_id", "wd-thawed").put("boot_id", "b").put("seq", System.nanoTime()).put("gpu_vendor", "nvidia")
+        .put("cpu_cores", 64).put("memory_total_gb", 512.0).put("cards", cards)
+        .put("labels", new JsonObject().put("wd", "wd-thawed"))
+        .put("active_tasks", new JsonArray().add(task.toString())))).body();
+    assertEquals(new JsonArray().add(task.toString()), reply.getJsonArray("stop"),
+        "its process still runs on cards the control plane gave back: " + reply);
+    assertEquals(false, report(task, "wd-thawed", 0), "and its confirmation, when it comes, settles nothing");
+  }
 }
