@@ -6,7 +6,6 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.function.Function;
 
 /**
@@ -20,8 +19,6 @@ import java.util.function.Function;
  * answers equal a full evaluation's: same verdicts, same order (score, then node id).
  */
 final class DecisionMemo {
-  private static final UUID SHAPE = new UUID(0, 0);
-
   /** Every node's evaluation for one task shape, and the feasible ones best first. */
   static final class Shape {
     private final Map<String, NodeEvaluation> byNode = new HashMap<>();
@@ -69,9 +66,7 @@ final class DecisionMemo {
 
   /** The task's shape, brought up to date with the snapshot's changes ({@code evaluate} judges one node). */
   Shape shape(TaskRequest task, Snapshot snapshot, Function<NodeInfo, NodeEvaluation> evaluate) {
-    TaskRequest key = new TaskRequest(SHAPE, task.tenant(), task.type(), task.priority(), task.gpuRequired(),
-        task.gpuMemoryMb(), task.gpuType(), task.gpuModels(), task.cpuCores(), task.memoryMb(), task.nodeSelector(),
-        task.labels());
+    TaskRequest key = task.shape();
     Shape shape = shapes.get(key);
     if (shape == null) {
       shape = new Shape();

@@ -21,6 +21,8 @@ public final class Occupants {
   private Map<String, List<Occupant>> byNode;
   private Instant now;
   private final Map<UUID, TaskRequest> wanted = new LinkedHashMap<>();
+  /** What plugins keep for the whole round (e.g. plans by task shape), by key; dropped with the occupants. */
+  private final Map<CycleState.Key<?>, Object> roundMemos = new java.util.IdentityHashMap<>();
 
   /** Whether this round has read them. */
   public boolean read() {
@@ -74,9 +76,19 @@ public final class Occupants {
     byNode.put(nodeId, updated);
   }
 
-  /** Forgets the round's reading and wishes. */
+  /**
+   * A plugin's memo for this round (created on first use): valid as long as the occupants it was computed on,
+   * so it is dropped with them.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T roundMemo(CycleState.Key<T> key, java.util.function.Supplier<T> create) {
+    return (T) roundMemos.computeIfAbsent(key, k -> create.get());
+  }
+
+  /** Forgets the round's reading, wishes and memos. */
   public void clear() {
     byNode = null;
     wanted.clear();
+    roundMemos.clear();
   }
 }

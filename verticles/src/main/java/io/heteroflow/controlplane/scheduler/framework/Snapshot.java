@@ -52,7 +52,8 @@ public final class Snapshot {
     return changes.size();
   }
 
-  List<String> changesSince(int position) {
+  /** The ids of the nodes replaced since {@code position} of the change log, in order (read-only). */
+  public List<String> changesSince(int position) {
     return changes.subList(position, changes.size());
   }
 

@@ -26,6 +26,14 @@ public record TaskRequest(UUID id, String tenant, String type, int priority, int
     labels = labels == null ? Map.of() : Map.copyOf(labels);
   }
 
+  private static final UUID SHAPE = new UUID(0, 0);
+
+  /** What placement depends on: this request without its id and queue time (the key of the decision memos). */
+  public TaskRequest shape() {
+    return new TaskRequest(SHAPE, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, gpuModels, cpuCores,
+        memoryMb, nodeSelector, labels, null);
+  }
+
   /** A fractional task: GPU memory without whole cards (SPEC §3). */
   public boolean isShard() {
     return gpuRequired == 0 && gpuMemoryMb > 0;

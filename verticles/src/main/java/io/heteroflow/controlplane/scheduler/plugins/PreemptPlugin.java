@@ -13,13 +13,14 @@ import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.Status;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
+import io.heteroflow.controlplane.scheduler.preemption.PlanMemo;
 import io.heteroflow.controlplane.scheduler.preemption.PreemptionRules;
 import io.heteroflow.controlplane.scheduler.preemption.VictimPlanner;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -45,6 +46,8 @@ public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
       PluginSetting.integer(WAIT, 0, 0, 7 * 24 * 3600,
           "a task must have waited this many seconds in the queue before it may preempt"));
 
+  /** This round's plans by task shape (kept with the round's occupants, never in a plugin field). */
+  private static final CycleState.Key<PlanMemo> PLANS = CycleState.key("preempt.plans");
   private final PreemptionRules rules;
 
   public PreemptPlugin(PreemptionRules rules) {
@@ -84,13 +87,15 @@ public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
       }
       return Result.none();
     }
-    Map<NodeInfo, List<Occupant>> candidates = new LinkedHashMap<>();
+    Set<String> candidates = new LinkedHashSet<>();
     refusals.byNode().forEach((nodeId, refusal) -> {
       if (refusal.code() == ReasonCode.InsufficientResources && !occupants.on(nodeId).isEmpty()) {
-        candidates.put(snapshot.node(nodeId), occupants.on(nodeId));
+        candidates.add(nodeId);
       }
     });
-    return VictimPlanner.plan(task.priority(), candidates, refusals::passes, rules, occupants.now())
+    return occupants.roundMemo(PLANS, PlanMemo::new).best(task, snapshot, candidates,
+            nodeId -> VictimPlanner.planNode(task.priority(), snapshot.node(nodeId), occupants.on(nodeId),
+                refusals::passes, rules, occupants.now()))
         .map(plan -> Result.preempt(plan.node().id(), plan.victims().stream().map(Occupant::taskId).toList(),
             describe(plan)))
         .orElse(Result.none());

@@ -32,7 +32,8 @@ public final class VictimPlanner {
     }
   }
 
-  private static final Comparator<NodePlan> BEST = Comparator.<NodePlan>comparingInt(plan -> plan.victims().size())
+  /** Fewest victims, then the smaller priority sum, then the node id. */
+  public static final Comparator<NodePlan> BEST = Comparator.<NodePlan>comparingInt(plan -> plan.victims().size())
       .thenComparingInt(NodePlan::prioritySum).thenComparing(plan -> plan.node().id());
 
   /**
@@ -52,7 +53,7 @@ public final class VictimPlanner {
   }
 
   /** The shortest prefix of this node's ordered candidates after which the preemptor fits, if any. */
-  static Optional<NodePlan> planNode(int priority, NodeInfo node, List<Occupant> occupants, Predicate<NodeInfo> fits,
+  public static Optional<NodePlan> planNode(int priority, NodeInfo node, List<Occupant> occupants, Predicate<NodeInfo> fits,
                                      PreemptionRules rules, Instant now) {
     List<Occupant> candidates = occupants.stream().filter(each -> rules.isCandidate(each, priority, now))
         .sorted(PreemptionRules.VICTIM_ORDER).toList();
