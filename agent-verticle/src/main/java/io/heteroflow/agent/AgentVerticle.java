@@ -53,6 +53,8 @@ public final class AgentVerticle extends VerticleBase {
   /** The attempt (Run.attempt) of each task this agent started, echoed in its Report. */
   private final Map<String, Integer> attempts = new HashMap<>();
   private final Set<String> stopBeforeStart = new HashSet<>();
+  /** Tasks whose process has ended and whose report is on its way: a stop for them is already answered. */
+  private final Set<String> reporting = new HashSet<>();
   private AgentTransport transport;
   private NodeReading lastReading;
   private long sequence;
@@ -198,7 +200,7 @@ public final class AgentVerticle extends VerticleBase {
 
   private void stop(UUID id) {
     String taskId = id.toString();
-    if (executor.stop(taskId)) {
+    if (executor.stop(taskId) || reporting.contains(taskId)) {
       return;
     }
     if (known.contains(taskId)) {
@@ -211,6 +213,7 @@ public final class AgentVerticle extends VerticleBase {
 
   /** Reports a result until the control plane answers (its CAS makes a repeated report harmless). */
   private void report(String taskId, ExitReport exit) {
+    reporting.add(taskId);
     JsonObject body = new Report(UUID.fromString(taskId), node.nodeId(), exit.outcome(), exit.exitCode(),
         exit.reasonCode(), exit.message(), exit.logTail(), exit.lastCheckpointAt(), attempts.get(taskId)).toJson();
     Backoff.REPORT.run(vertx, attempt -> transport.request(BusAddresses.TASK_REPORT, body))
@@ -224,6 +227,8 @@ public final class AgentVerticle extends VerticleBase {
   private void forget(String taskId) {
     known.remove(taskId);
     attempts.remove(taskId);
+    reporting.remove(taskId);
+    stopBeforeStart.remove(taskId);
   }
 
   private Future<Logs.Answer> logs(JsonObject body) {

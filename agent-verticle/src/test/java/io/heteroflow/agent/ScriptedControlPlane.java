@@ -6,6 +6,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -24,6 +26,8 @@ final class ScriptedControlPlane implements AgentTransport {
   final AtomicInteger reportRequests = new AtomicInteger();
   final Promise<JsonObject> report = Promise.promise();
   Function<JsonObject, Future<JsonObject>> reports = body -> Future.succeededFuture(new JsonObject().put("v", 1));
+  /** The agent's message handlers by address (run and stop pushes), for a test to deliver to. */
+  final Map<String, Consumer<JsonObject>> handlers = new ConcurrentHashMap<>();
 
   ScriptedControlPlane(JsonObject run) {
     this(run, attempt -> Future.succeededFuture(new JsonObject().put("v", 1).put("claimed", true)));
@@ -61,6 +65,7 @@ final class ScriptedControlPlane implements AgentTransport {
 
   @Override
   public Future<Void> onMessage(String address, Consumer<JsonObject> handler) {
+    handlers.put(address, handler);
     return Future.succeededFuture();
   }
 

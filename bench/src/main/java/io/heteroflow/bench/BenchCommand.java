@@ -34,7 +34,8 @@ import picocli.CommandLine.Spec;
         "  java -jar heteroflow.jar bench --scenario brief --nodes 100 --tasks 500 --warmup 0 --half-load-s 0"})
 public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--scenario", paramLabel = "NAME", description = {"brief (300 nodes, 2,000 tasks) | 10k-cards "
-      + "(1,250 nodes, 8,000 tasks) | 5000-nodes (5,000 nodes, 10,000 tasks) | all (default)"})
+      + "(1,250 nodes, 8,000 tasks) | 5000-nodes (5,000 nodes, 10,000 tasks) | all (default: those three)"
+      + " | preempt (5,000 full nodes, 1,000 high-priority arrivals; --nodes, --tasks apply)"})
   String scenario;
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results, one object per scenario.")
   String json;
@@ -127,7 +128,8 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private static void run(Map<String, String> flags) throws Exception {
-    List<BenchScenario> scenarios = scenarios(flags);
+    boolean preempt = PreemptionBench.NAME.equals(flags.get("--scenario"));
+    List<BenchScenario> scenarios = preempt ? List.of() : scenarios(flags);
     BenchRunner.Options options = options(flags);
     Path json = flags.containsKey("--json") ? Path.of(flags.get("--json")) : null;
     if (json != null && json.toAbsolutePath().getParent() != null && !Files.isDirectory(json.toAbsolutePath().getParent())) {
@@ -144,6 +146,16 @@ public final class BenchCommand implements Callable<Integer> {
         : BenchDatabases.external(url)) {
       log.println("heteroflow bench: PostgreSQL " + databases.describe() + "; " + String.join(", ",
           ProcessStats.describeMachine()));
+      if (preempt) {
+        JsonObject result = new PreemptionBench(flags.containsKey("--nodes") ? positiveInt(flags, "--nodes", 100_000)
+            : 5000, flags.containsKey("--tasks") ? positiveInt(flags, "--tasks", 100_000) : 1000, options, log)
+            .run(databases.fresh());
+        result.put("postgres", databases.describe());
+        results.add(result);
+        if (json != null) {
+          Files.writeString(json, new JsonArray(new ArrayList<>(results)).encodePrettily() + "\n");
+        }
+      }
       for (BenchScenario scenario : scenarios) {
         JsonObject result = new BenchRunner(scenario, options, log).run(databases.fresh(), databases::fresh);
         result.put("postgres", databases.describe());
@@ -153,7 +165,7 @@ public final class BenchCommand implements Callable<Integer> {
         }
       }
     }
-    System.out.println(BenchReport.markdown(results));
+    System.out.println(preempt ? BenchReport.preemption(results.get(0)) : BenchReport.markdown(results));
     for (JsonObject result : results) {
       if (!result.getJsonArray("violations").isEmpty()) {
         throw new IllegalStateException("scenario " + result.getString("scenario") + " broke invariants: "

@@ -7,6 +7,19 @@ import java.util.List;
 final class BenchReport {
   private BenchReport() {}
 
+  /** The preempt scenario's one row. */
+  static String preemption(JsonObject result) {
+    JsonObject latency = result.getJsonObject("preemptor_bind_ms");
+    return "| nodes × cards | preemptors | all bound s | bind p50 / p99 / max ms | plans (preemptors) | victims"
+        + " | victims per plan | plans over / under the minimal set | violations |\n|---|---|---|---|---|---|---|---|---|\n"
+        + "| " + result.getInteger("nodes") + " × 8 | " + result.getInteger("preemptors") + " | "
+        + result.getDouble("all_preemptors_bound_seconds") + " | " + latency.getDouble("p50") + " / "
+        + latency.getDouble("p99") + " / " + latency.getDouble("max") + " | " + result.getLong("plans") + " ("
+        + result.getLong("preemptors_that_planned") + ") | " + result.getLong("victims") + " | "
+        + result.getDouble("victims_per_plan_mean") + " | " + result.getLong("plans_over_minimal") + " / "
+        + result.getLong("plans_under_minimal") + " | " + result.getJsonArray("violations").size() + " |";
+  }
+
   static String markdown(List<JsonObject> results) {
     StringBuilder out = new StringBuilder();
     out.append("| scenario | nodes × cards | tasks | bound | drain s | bound/s | create→scheduled p50 / p99 ms"

@@ -40,9 +40,10 @@ final class BenchSql {
   static final String INSERT_TASKS = "WITH created AS ("
       + "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible, gpu_required, gpu_memory_mb, spec,"
       + " cpu_cores, memory_mb)"
-      + " SELECT u.id, 'default', u.name, u.type, 'pending', u.priority, false, u.gpu, u.gpu_memory, u.spec::jsonb,"
-      + " u.cpu, u.memory FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::bigint[],"
-      + " $7::text[], $8::float8[], $9::bigint[]) AS u(id, name, type, priority, gpu, gpu_memory, spec, cpu, memory)"
+      + " SELECT u.id, 'default', u.name, u.type, 'pending', u.priority, u.preemptible, u.gpu, u.gpu_memory,"
+      + " u.spec::jsonb, u.cpu, u.memory FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[],"
+      + " $6::bigint[], $7::text[], $8::float8[], $9::bigint[], $10::boolean[])"
+      + " AS u(id, name, type, priority, gpu, gpu_memory, spec, cpu, memory, preemptible)"
       + " RETURNING id)"
       + " INSERT INTO task_events (task_id, kind, from_status, to_status, message)"
       + " SELECT id, 'transition', NULL, 'pending', 'created' FROM created";
@@ -124,18 +125,44 @@ final class BenchSql {
   private static final String ACTIVE = "('scheduled', 'running', 'stopping', 'preempting')";
 
   /** Invariant checks by what a non-zero count means. */
+  // ---- bench --scenario preempt (PreemptionBench)
+  /** The fill, bound by the scheduler, marked running in one statement as if every agent had claimed it. */
+  static final String MARK_FILL_RUNNING = "UPDATE tasks SET status = 'running', started_at = now(), version = version + 1"
+      + " WHERE name = 'fill' AND status = 'scheduled'";
+  static final String COUNT_BY_NAME_AND_STATUS = "SELECT count(*) FROM tasks WHERE name = $1 AND status = $2";
+  static final String PREEMPTOR_LATENCY = "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50,"
+      + " percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max FROM (SELECT"
+      + " extract(epoch FROM scheduled_at - created_at) * 1000 AS ms FROM tasks WHERE name = 'preemptor') x";
+  /**
+   * The plans the preemptors made (their PreemptionPending ledger entries name the victim count), against the
+   * minimal set on a node full of one-card jobs: exactly the preemptor's card count.
+   */
+  static final String VICTIMS_PER_PLAN = "WITH plans AS (SELECT t.id, t.gpu_required,"
+      + " substring(e.message FROM ', ([0-9]+) victim')::int AS n FROM task_events e JOIN tasks t ON t.id = e.task_id"
+      + " WHERE e.kind = 'preemption' AND t.name = 'preemptor')"
+      + " SELECT count(*) AS plans, count(DISTINCT id) AS planners, coalesce(sum(n), 0) AS victims,"
+      + " coalesce(avg(n), 0)::float8 AS mean, count(*) FILTER (WHERE n > gpu_required) AS over,"
+      + " count(*) FILTER (WHERE n < gpu_required) AS under,"
+      + " (SELECT count(*) FROM tasks WHERE name = 'fill' AND preempt_count > 0) AS requeued,"
+      + " (SELECT count(*) FROM task_events WHERE to_status = 'preempting') AS preempting_transitions FROM plans";
+
   static final Map<String, String> INVARIANTS = invariants();
 
   private static Map<String, String> invariants() {
     Map<String, String> checks = new LinkedHashMap<>();
     checks.put("burst task in a state other than pending or scheduled (no agents run)",
         "SELECT count(*) FROM tasks WHERE name = '" + TaskMix.NAME + "' AND status NOT IN ('pending', 'scheduled')");
-    checks.put("task bound more than once (pending → scheduled events)",
-        "SELECT count(*) FROM (SELECT task_id FROM task_events WHERE to_status = 'scheduled'"
-            + " GROUP BY task_id HAVING count(*) > 1) x");
-    checks.put("scheduled task without exactly one bind event",
+    checks.put("task bound more than once per attempt (pending → scheduled events; a preempted task binds again)",
+        "SELECT count(*) FROM (SELECT e.task_id FROM task_events e JOIN tasks t ON t.id = e.task_id"
+            + " WHERE e.to_status = 'scheduled' GROUP BY e.task_id, t.preempt_count HAVING count(*) > 1 + t.preempt_count) x");
+    checks.put("scheduled task without exactly one bind event per attempt",
         "SELECT count(*) FROM tasks t WHERE t.status = 'scheduled' AND (SELECT count(*) FROM task_events e"
-            + " WHERE e.task_id = t.id AND e.to_status = 'scheduled') <> 1");
+            + " WHERE e.task_id = t.id AND e.to_status = 'scheduled') <> 1 + t.preempt_count");
+    checks.put("card held by two whole-card tasks at overlapping times (allocation history)",
+        "SELECT count(*) FROM allocations a JOIN allocations b ON a.node_id = b.node_id AND a.gpu_index = b.gpu_index"
+            + " AND a.id < b.id WHERE a.kind = 'whole' AND b.kind = 'whole'"
+            + " AND b.allocated_at < coalesce(a.released_at, 'infinity') AND a.allocated_at < coalesce(b.released_at,"
+            + " 'infinity')");
     checks.put("pending task holding an allocation or a node",
         "SELECT count(*) FROM tasks t WHERE t.status = 'pending' AND (t.node_id IS NOT NULL OR EXISTS"
             + " (SELECT 1 FROM allocations a WHERE a.task_id = t.id AND a.active))");

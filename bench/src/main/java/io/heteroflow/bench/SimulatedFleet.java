@@ -28,6 +28,7 @@ final class SimulatedFleet {
   private static final long CARD_MB = 81920;
 
   private final Vertx vertx;
+  private final List<String> nodeIds;
   private final long timer;
   private final AtomicLong sent = new AtomicLong();
 
@@ -55,6 +56,7 @@ final class SimulatedFleet {
   private SimulatedFleet(Vertx vertx, ControlPlane.Running controlPlane, List<String> nodeIds, double periodSeconds,
                          AtomicLong sequence) {
     this.vertx = vertx;
+    this.nodeIds = List.copyOf(nodeIds);
     if (periodSeconds <= 0) {
       timer = -1;
       return;
@@ -92,6 +94,11 @@ final class SimulatedFleet {
         .put("location", new JsonObject().put("region", "bench").put("zone", "z" + (number % 4))
             .put("rack", "r" + (number / 40)))
         .put("dedicated_tenant", null);
+  }
+
+  /** The node ids, in registration order. */
+  List<String> nodeIds() {
+    return nodeIds;
   }
 
   /** Heartbeats sent by the periodic timer so far (registration not counted). */

@@ -37,6 +37,7 @@ final class TaskRows {
       String[] specs = new String[n];
       Double[] cpus = new Double[n];
       Long[] memory = new Long[n];
+      Boolean[] preemptible = new Boolean[n];
       for (int i = 0; i < n; i++) {
         TaskSpec spec = chunk.get(i).spec();
         ids[i] = UUID.randomUUID();
@@ -49,10 +50,11 @@ final class TaskRows {
         specs[i] = spec.toSpecJson().encode();
         cpus[i] = spec.cpuCores();
         memory[i] = spec.memoryMb();
+        preemptible[i] = spec.preemptible();
       }
       await(client.preparedQuery(BenchSql.INSERT_TASKS).execute(Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(names)
           .addArrayOfString(types).addArrayOfInteger(priorities).addArrayOfInteger(gpus).addArrayOfLong(gpuMemory)
-          .addArrayOfString(specs).addArrayOfDouble(cpus).addArrayOfLong(memory)));
+          .addArrayOfString(specs).addArrayOfDouble(cpus).addArrayOfLong(memory).addArrayOfBoolean(preemptible)));
     }
     return all;
   }

@@ -65,7 +65,9 @@ final class Preemptions {
     }
     int highest = wanted.stream().mapToInt(TaskRequest::priority).max().orElse(0);
     Set<UUID> again = wanted.stream().map(TaskRequest::id).collect(Collectors.toSet());
+    long t0 = System.nanoTime();
     return store.occupants(highest).compose(read -> vertx.executeBlocking(() -> {
+      long t1 = System.nanoTime();
       occupants.fill(read);
       List<Decided> replanned = new ArrayList<>(decided.size());
       for (Decided each : decided) {
@@ -73,17 +75,21 @@ final class Preemptions {
           replanned.add(each);
           continue;
         }
-        Decision decision = pipeline.decide(each.request(), snapshot, plugins);
+        // no node holds a task of lower priority that may be preempted: nothing to plan
+        Decision decision = read.isEmpty() ? each.decision() : pipeline.decide(each.request(), snapshot, plugins);
         if (decision.isPlaced()) {
           snapshot.assume(each.request(), decision);
         } else if (decision.nominates() && !decision.victims().isEmpty()) {
           snapshot.nominate(new Nomination(each.task().id(), each.task().priority(), decision.nominatedNodeId(),
-              decision.plan()), decision.victims());
+              decision.plan(), true), decision.victims());
         } else if (!decision.nominates()) {
           decision = Decision.unschedulable(decision.code(), decision.message() + NONE_SUFFICIENT);
         }
         replanned.add(new Decided(each.task(), each.request(), decision));
       }
+      LOG.warning("PROFILE occupants " + read.size() + " nodes read in " + (t1 - t0) / 1_000_000 + " ms, replan of "
+          + again.size() + " in " + (System.nanoTime() - t1) / 1_000_000 + " ms, "
+          + replanned.stream().filter(d -> !d.decision().victims().isEmpty()).count() + " plans");
       return replanned;
     }, true));
   }
@@ -116,7 +122,8 @@ final class Preemptions {
         metrics.preemptionVictims(plan.victims().size());
         plan.victims().forEach(victim -> vertx.eventBus().send(BusAddresses.agentStop(plan.nodeId()),
             new Stop(victim).toJson()));
-        LOG.info("task " + id + " preempts " + plan.victims().size() + " task(s): " + plan.description());
+        LOG.info("task " + id + " preempts " + plan.victims().size() + " task(s) on node " + plan.nodeId()
+            + " (the plan is in their ledgers)");
         yield Future.succeededFuture(false);
       }
       case STALE -> tasks.setReason(id, decision.code().name(), decision.message() + " A preemption plan on node "

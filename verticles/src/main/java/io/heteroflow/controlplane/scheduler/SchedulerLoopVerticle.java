@@ -43,7 +43,8 @@ import java.util.logging.Logger;
  * found no node, and hands the placements to the {@link BindDispatcher}, which binds
  * them in a few batch transactions while the next round already decides. The snapshot is kept between rounds
  * ({@link SnapshotCache}). The immediate channel: a created task's id is queued (at most 1000; beyond that the
- * queue scan finds it) and kicks a round at once, which takes it along with the next batch. The 5 s tick is the longest
+ * queue scan finds it) and kicks a round at once, which takes it along with the next batch; a preemptor whose victims
+ * have all stopped joins the next round the same way. The 5 s tick is the longest
  * gap, and while a pass over the queue keeps binding, rounds run back to back (each yields the event loop).
  */
 public final class SchedulerLoopVerticle extends VerticleBase {
@@ -142,6 +143,11 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   /** One bounded round; answers whether another round should follow at once. */
   private Future<Boolean> round() {
     Future<PluginSet> plugins = snapshots.plugins();
+    for (UUID nominee : snapshots.readyNominees()) {
+      if (immediate.size() < IMMEDIATE_CAPACITY && !immediate.contains(nominee)) {
+        immediate.addFirst(nominee);
+      }
+    }
     List<UUID> fresh = new ArrayList<>();
     while (!immediate.isEmpty() && fresh.size() < BATCH / 2) {
       fresh.add(immediate.poll());
@@ -201,6 +207,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
    */
   private Future<Void> scheduleAll(List<TaskRecord> tasks, Snapshot snapshot, PluginSet plugins) {
     snapshot.occupants().begin(clock.instant());
+    long t0 = System.nanoTime();
     return vertx.executeBlocking(() -> {
       List<Decided> decided = new ArrayList<>();
       for (TaskRecord task : tasks) {
@@ -211,8 +218,12 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         }
         decided.add(new Decided(task, request, decision));
       }
+      LOG.warning("PROFILE phase 1 of " + tasks.size() + " (" + tasks.stream().filter(t -> t.priority() == 90).count()
+          + " p90) in " + (System.nanoTime() - t0) / 1_000_000 + " ms, placed "
+          + decided.stream().filter(d -> d.decision().isPlaced()).count());
       return decided;
     }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins)).compose(decided -> {
+      long t2 = System.nanoTime();
       snapshot.occupants().clear();
       List<Future<Boolean>> unplaced = new ArrayList<>();
       List<Decided> placed = new ArrayList<>();
@@ -229,6 +240,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       }
       boundThisPass |= !placed.isEmpty();
       return Future.join(unplaced).compose(v -> {
+        LOG.warning("PROFILE settle of " + unplaced.size() + " in " + (System.nanoTime() - t2) / 1_000_000 + " ms");
         if (unplaced.stream().anyMatch(Future::result)) {
           vertx.setTimer(RETRY_MS, id -> requestRound());
         }

@@ -55,6 +55,10 @@ final class SnapshotCache {
   /** Nodes whose binds settled since the last read: read again whatever their version says. */
   private final Set<String> settled = new HashSet<>();
   private Snapshot snapshot;
+  /** Nominees whose victims have all stopped, not yet handed to the loop (readyNominees). */
+  private final Set<java.util.UUID> ready = new java.util.LinkedHashSet<>();
+  /** Every nominee ever found ready while its nomination lives: handed over once. */
+  private final Set<java.util.UUID> handedOver = new HashSet<>();
   private Map<String, PluginConfig> configs;
   private PluginSet plugins;
 
@@ -139,8 +143,27 @@ final class SnapshotCache {
         fresh.forEach(snapshot::replace);
       }
       snapshot.nominations(nominations.result());
+      Set<java.util.UUID> live = new HashSet<>();
+      for (Nomination nomination : nominations.result()) {
+        live.add(nomination.taskId());
+        if (!nomination.waiting() && handedOver.add(nomination.taskId())) {
+          ready.add(nomination.taskId());
+        }
+      }
+      handedOver.retainAll(live);
       return Future.succeededFuture(snapshot);
     });
+  }
+
+  /**
+   * The nominees whose victims have all stopped since the last call (each once per nomination): the loop takes
+   * them into its next round, so a preemptor binds as soon as its room is free instead of when the queue scan
+   * comes round to it again.
+   */
+  List<java.util.UUID> readyNominees() {
+    List<java.util.UUID> taken = List.copyOf(ready);
+    ready.clear();
+    return taken;
   }
 
   /** A bind to this node is in flight: keep the staged view meanwhile. */

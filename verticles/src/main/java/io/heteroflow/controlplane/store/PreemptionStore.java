@@ -79,7 +79,7 @@ public final class PreemptionStore {
     return pool.query(Sql.LIVE_NOMINATIONS).execute().map(rows -> {
       List<Nomination> live = new ArrayList<>(rows.size());
       rows.forEach(row -> live.add(new Nomination(row.getUUID("id"), row.getInteger("priority"),
-          row.getString("nominated_node"), row.getString("reason_message"))));
+          row.getString("nominated_node"), row.getString("reason_message"), row.getBoolean("waiting"))));
       return live;
     });
   }
@@ -115,7 +115,8 @@ public final class PreemptionStore {
           }
           String pending = "nominated to node " + plan.nodeId() + " while its victims stop: " + plan.description();
           double term = watchdogSeconds + slowest + NOMINATION_SLACK_SECONDS;
-          return conn.preparedQuery(Sql.NOMINATE).execute(Tuple.of(plan.preemptor(), plan.nodeId(), term, pending))
+          return conn.preparedQuery(Sql.NOMINATE).execute(Tuple.of(plan.preemptor(), plan.nodeId(), term, pending,
+                  plan.victims().toArray(new UUID[0])))
               .compose(nominated -> {
                 if (nominated.size() == 0) {
                   return Future.failedFuture(new Stale());

@@ -78,7 +78,7 @@ final class Sql {
   /** The claim of a single bind; its last statement, {@link #SET_PORTS_AND_STAMP}, sets the ports and scheduled_at. */
   static final String CAS_BIND = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
       + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, reason_code = NULL, nominated_node = NULL,"
-      + " nominated_until = NULL,"
+      + " nominated_until = NULL, nominated_victims = NULL,"
       + " reason_message = NULL"
       + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
@@ -147,7 +147,7 @@ final class Sql {
       + " node_id = b.node_id, gpu_indices = b.gpu_indices::integer[], host_port = b.host_port,"
       + " master_port = b.master_port, shard = b.shard::jsonb, bound_term = $6::bigint,"
       + " scheduled_at = clock_timestamp(), reason_code = NULL, reason_message = NULL, nominated_node = NULL,"
-      + " nominated_until = NULL FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $7::integer[])"
+      + " nominated_until = NULL, nominated_victims = NULL FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $7::integer[])"
       + " AS b(id, node_id, gpu_indices, host_port, shard, master_port) WHERE t.id = ANY($1) AND t.id = b.id"
       + " AND t.status = 'pending' RETURNING t.id";
   static final String BATCH_INSERT_ALLOCATIONS = "INSERT INTO allocations (task_id, node_id, gpu_index, kind,"
@@ -338,8 +338,9 @@ final class Sql {
       + " t.last_checkpoint_at, t.gpu_indices, t.shard, t.cpu_cores, t.memory_mb FROM tasks t"
       + " JOIN candidate_nodes c ON c.node_id = t.node_id WHERE t.status IN " + ACTIVE_STATES;
   /** The nominations the scheduler honours: of pending tasks, not expired. */
-  static final String LIVE_NOMINATIONS = "SELECT id, priority, nominated_node, reason_message FROM tasks"
-      + " WHERE status = 'pending' AND nominated_node IS NOT NULL AND nominated_until > now()";
+  static final String LIVE_NOMINATIONS = "SELECT t.id, t.priority, t.nominated_node, t.reason_message,"
+      + " EXISTS (SELECT 1 FROM tasks v WHERE v.id = ANY(t.nominated_victims) AND v.status = 'preempting') AS waiting"
+      + " FROM tasks t WHERE t.status = 'pending' AND t.nominated_node IS NOT NULL AND t.nominated_until > now()";
   /**
    * The victims of one plan, from the state each was planned in to preempting, all or none: each must still be on
    * the node, preemptible, of lower priority, scheduled or running. RETURNING their state before and
@@ -353,7 +354,7 @@ final class Sql {
       + " RETURNING t.id, before.status AS from_status, " + STOP_ALLOWANCE + " AS allowance";
   /** The preemptor, still pending, nominated to the node until $3 seconds from now. */
   static final String NOMINATE = "UPDATE tasks SET nominated_node = $2, nominated_until = now()"
-      + " + make_interval(secs => $3), reason_code = 'PreemptionPending', reason_message = $4"
+      + " + make_interval(secs => $3), nominated_victims = $5, reason_code = 'PreemptionPending', reason_message = $4"
       + " WHERE id = $1 AND status = 'pending' RETURNING id";
   static final String INSERT_PREEMPTION_EVENTS = "INSERT INTO task_events (task_id, kind, from_status, to_status,"
       + " code, message) SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])";

@@ -70,7 +70,7 @@ class PreemptPluginTest {
     assertEquals(ReasonCode.InsufficientResources, second.code(), "the pipeline's reason stays until carried out");
     assertTrue(second.plan().contains("they free 2 whole card(s)"), second.plan());
 
-    snapshot.nominate(new Nomination(preemptor.id(), 90, "n1", second.plan()), second.victims());
+    snapshot.nominate(new Nomination(preemptor.id(), 90, "n1", second.plan(), true), second.victims());
     Decision again = PIPELINE.decide(task().priority(90).gpus(2).build(), snapshot, PLUGINS);
     assertFalse(again.nominates(), "n1's victims are taken and n2 cannot suffice: " + again);
     Decision kept = PIPELINE.decide(preemptor, snapshot, PLUGINS);
@@ -100,15 +100,32 @@ class PreemptPluginTest {
   }
 
   @Test
-  void aNominatedNodeRefusesLowerPrioritiesOnly() {
+  void aNominatedNodeRefusesEveryOtherTaskOfLowerOrEqualPriority() {
     Snapshot snapshot = new Snapshot(List.of(node("n1").cards(2, "A100").build()));
-    snapshot.nominations(List.of(new Nomination(UUID.randomUUID(), 80, "n1", "plan")));
+    TaskRequest nominee = task().priority(80).gpus(2).build();
+    snapshot.nominations(List.of(new Nomination(nominee.id(), 80, "n1", "plan", true)));
     Decision lower = PIPELINE.decide(task().priority(50).gpus(1).build(), snapshot, PLUGINS);
     assertEquals("0/1 nodes are available: 1 held for a preempting task of priority 80.", lower.message());
-    assertEquals("n1", PIPELINE.decide(task().priority(80).gpus(1).build(), snapshot, PLUGINS).nodeId(),
-        "equal priority may take it");
+    assertFalse(PIPELINE.decide(task().priority(80).gpus(2).build(), snapshot, PLUGINS).isPlaced(),
+        "an equal priority neither (as kube-scheduler treats nominated pods)");
+    assertEquals("n1", PIPELINE.decide(nominee, snapshot, PLUGINS).nodeId(), "the nominee takes it, same shape or not");
+    assertEquals("n1", PIPELINE.decide(task().priority(81).gpus(1).build(), snapshot, PLUGINS).nodeId(),
+        "a higher priority may");
     snapshot.nominations(List.of());
     assertEquals("n1", PIPELINE.decide(task().priority(50).gpus(1).build(), snapshot, PLUGINS).nodeId(),
         "a nomination gone is seen by the memo too");
+  }
+
+  @Test
+  void aNomineeWhoseVictimsHaveStoppedButFindsNoRoomPlansAgain() {
+    Snapshot snapshot = fleet();
+    TaskRequest preemptor = task().priority(90).gpus(2).build();
+    snapshot.nominations(List.of(new Nomination(preemptor.id(), 90, "n9", "plan on a node taken since", false)));
+    snapshot.occupants().fill(Map.of("n1", List.of(job("low", 10, 0), job("mid", 20, 1))));
+    Decision again = PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    assertEquals("n1", again.nominatedNodeId(), again.toString());
+    assertEquals(2, again.victims().size());
+    snapshot.nominations(List.of(new Nomination(preemptor.id(), 90, "n9", "plan", true)));
+    assertEquals(List.of(), PIPELINE.decide(preemptor, snapshot, PLUGINS).victims(), "while victims stop it waits");
   }
 }

@@ -4,8 +4,10 @@ import java.util.UUID;
 
 /**
  * A pending preemptor's claim on the node where its victims are stopping (SPEC §6): until it binds, leaves the
- * queue or its time runs out, no task of lower priority may take what that node frees. Read from PostgreSQL into
- * each round's snapshot, and staged there the moment a round plans one.
+ * queue or its time runs out, no other task of lower or equal priority may take that node (as kube-scheduler
+ * treats nominated pods), so what the victims free goes to the preemptor. {@code waiting}: some victim is still
+ * preempting (once none is, a preemptor that still finds no room plans again). Read from PostgreSQL into each
+ * round's snapshot, and staged there the moment a round plans one.
  */
-public record Nomination(UUID taskId, int priority, String nodeId, String plan) {
+public record Nomination(UUID taskId, int priority, String nodeId, String plan, boolean waiting) {
 }

@@ -21,8 +21,11 @@ public interface PostFilterPlugin {
   interface Refusals {
     ReasonCode code();
 
-    /** Node id → the refusal, in snapshot order (read-only). */
+    /** Node id → the refusal, in snapshot order (read-only; built on the first call: thousands of entries). */
     Map<String, Status> byNode();
+
+    /** The ids of the nodes refused with {@code code}, in snapshot order (no map built). */
+    List<String> refusedWith(ReasonCode code);
 
     /** Whether {@code node}, as it would be (e.g. without some tasks), passes every filter for this task. */
     boolean passes(NodeInfo node);

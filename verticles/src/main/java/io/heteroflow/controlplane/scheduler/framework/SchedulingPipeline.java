@@ -83,21 +83,37 @@ public final class SchedulingPipeline {
     return place(task, best, bestScore, snapshot, plugins, state);
   }
 
-  /** The same decision from the snapshot's memo: only nodes changed since this shape was last decided are judged. */
+  /**
+   * The same decision from the snapshot's memo: only nodes changed since this shape was last decided are judged.
+   * The memo judges the shape (no task id), so a nominated task's own node — held against every other task of
+   * its shape — is judged again for the task itself.
+   */
   private Decision decideMemoized(TaskRequest task, Snapshot snapshot, PluginSet plugins, List<FilterPlugin> filters,
                                   CycleState state) {
-    DecisionMemo.Shape shape = snapshot.memo(plugins).shape(task, snapshot, node -> {
-      NodeEvaluation verdict = filter(task, node, snapshot, filters, state);
-      return verdict.feasible() ? new NodeEvaluation(node, verdict.verdict(), verdict.stage(),
-          weightedScore(task, node, plugins, state)) : verdict;
-    });
+    TaskRequest shapeOnly = task.shape();
+    DecisionMemo.Shape shape = snapshot.memo(plugins).shape(shapeOnly, snapshot,
+        node -> evaluate(shapeOnly, node, snapshot, plugins, filters, state));
     NodeEvaluation best = shape.best();
+    Nomination own = snapshot.nominationOf(task.id());
+    NodeEvaluation mine = own == null || snapshot.node(own.nodeId()) == null ? null
+        : evaluate(task, snapshot.node(own.nodeId()), snapshot, plugins, filters, state);
+    if (mine != null && mine.feasible() && (best == null || NodeEvaluation.BEST_FIRST.compare(mine, best) < 0)) {
+      best = mine;
+    }
     if (best == null) {
       List<NodeEvaluation> refused = new ArrayList<>(snapshot.size());
-      snapshot.nodeViews().forEach(node -> refused.add(shape.of(node.id())));
+      snapshot.nodeViews().forEach(node -> refused.add(mine != null && mine.node().id().equals(node.id()) ? mine
+          : shape.of(node.id())));
       return unschedulable(task, snapshot, plugins, state, refused);
     }
     return place(task, best.node(), best.score(), snapshot, plugins, state);
+  }
+
+  private static NodeEvaluation evaluate(TaskRequest task, NodeInfo node, Snapshot snapshot, PluginSet plugins,
+                                         List<FilterPlugin> filters, CycleState state) {
+    NodeEvaluation verdict = filter(task, node, snapshot, filters, state);
+    return verdict.feasible() ? new NodeEvaluation(node, verdict.verdict(), verdict.stage(),
+        weightedScore(task, node, plugins, state)) : verdict;
   }
 
   private List<FilterPlugin> filters(PluginSet plugins) {
@@ -132,11 +148,10 @@ public final class SchedulingPipeline {
     if (plugins.postFilters().isEmpty()) {
       return decision;
     }
-    Map<String, Status> statuses = new LinkedHashMap<>();
-    refused.forEach(evaluation -> statuses.put(evaluation.node().id(), evaluation.verdict()));
-    Map<String, Status> view = Collections.unmodifiableMap(statuses);
     List<FilterPlugin> filters = plugins.filters();
     PostFilterPlugin.Refusals refusals = new PostFilterPlugin.Refusals() {
+      private Map<String, Status> view;
+
       @Override
       public ReasonCode code() {
         return decision.code();
@@ -144,7 +159,23 @@ public final class SchedulingPipeline {
 
       @Override
       public Map<String, Status> byNode() {
+        if (view == null) {
+          Map<String, Status> statuses = new LinkedHashMap<>();
+          refused.forEach(evaluation -> statuses.put(evaluation.node().id(), evaluation.verdict()));
+          view = Collections.unmodifiableMap(statuses);
+        }
         return view;
+      }
+
+      @Override
+      public List<String> refusedWith(ReasonCode code) {
+        List<String> ids = new ArrayList<>();
+        for (NodeEvaluation evaluation : refused) {
+          if (evaluation.verdict().code() == code) {
+            ids.add(evaluation.node().id());
+          }
+        }
+        return ids;
       }
 
       @Override

@@ -93,17 +93,23 @@ public final class Snapshot {
     return nominationsByTask.get(taskId);
   }
 
-  /** The highest priority of a task nominated to this node, or -1 when none is. */
-  public int nominatedPriority(String nodeId) {
+  /**
+   * The nomination that holds {@code nodeId} against {@code task}: another task's, of priority at least the
+   * task's; null when none does.
+   */
+  public Nomination holding(String nodeId, TaskRequest task) {
     List<Nomination> nominated = nominationsByNode.get(nodeId);
     if (nominated == null) {
-      return -1;
+      return null;
     }
-    int highest = -1;
+    Nomination holder = null;
     for (Nomination nomination : nominated) {
-      highest = Math.max(highest, nomination.priority());
+      if (nomination.priority() >= task.priority() && !nomination.taskId().equals(task.id())
+          && (holder == null || nomination.priority() > holder.priority())) {
+        holder = nomination;
+      }
     }
-    return highest;
+    return holder;
   }
 
   /**

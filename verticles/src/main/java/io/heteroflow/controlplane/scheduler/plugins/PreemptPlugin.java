@@ -28,8 +28,9 @@ import java.util.stream.Collectors;
  * one victims can cure and the task may preempt ({@link PreemptionRules}), it asks the round for the active tasks
  * on the nodes ({@link Occupants#want}); decided again with them, it nominates the node of the minimal victim set
  * ({@link VictimPlanner}), which the scheduler then carries out. A task nominated earlier keeps its nomination
- * and plans nothing new. As a Filter it holds a nominated node for its preemptor: a task of lower priority than a
- * task nominated there is refused, so what the victims free goes to the preemptor.
+ * and plans nothing new while its victims stop (once they have, a task that still finds no room plans again). As a
+ * Filter it holds a nominated node for its preemptor: any other task of lower or equal priority is refused there,
+ * so what the victims free goes to the preemptor.
  */
 public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
   public static final String NAME = "preempt";
@@ -66,36 +67,36 @@ public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
 
   @Override
   public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
-    int nominated = snapshot.nominatedPriority(node.id());
-    return nominated > task.priority() ? Status.reject(NAME, ReasonCode.InsufficientResources,
-        "held for a preempting task of priority " + nominated) : Status.ok();
+    Nomination holder = snapshot.holding(node.id(), task);
+    return holder == null ? Status.ok() : Status.reject(NAME, ReasonCode.InsufficientResources,
+        "held for a preempting task of priority " + holder.priority());
   }
 
   @Override
   public Result postFilter(TaskRequest task, Snapshot snapshot, Refusals refusals, CycleState state) {
     Nomination earlier = snapshot.nominationOf(task.id());
-    if (earlier != null) {
+    if (earlier != null && earlier.waiting()) {
       return Result.nominate(earlier.nodeId(), earlier.plan());
     }
     Occupants occupants = snapshot.occupants();
     if (occupants.now() == null || !rules.mayPreempt(task.type(), refusals.code(), task.queuedSince(), occupants.now())) {
       return Result.none();
     }
+    List<String> curable = refusals.refusedWith(ReasonCode.InsufficientResources);
     if (!occupants.read()) {
-      if (refusals.byNode().values().stream().anyMatch(refusal -> refusal.code() == ReasonCode.InsufficientResources)) {
+      if (!curable.isEmpty()) {
         occupants.want(task);
       }
       return Result.none();
     }
     Set<String> candidates = new LinkedHashSet<>();
-    refusals.byNode().forEach((nodeId, refusal) -> {
-      if (refusal.code() == ReasonCode.InsufficientResources && !occupants.on(nodeId).isEmpty()) {
+    for (String nodeId : curable) {
+      if (!occupants.on(nodeId).isEmpty()) {
         candidates.add(nodeId);
       }
-    });
-    return occupants.roundMemo(PLANS, PlanMemo::new).best(task, snapshot, candidates,
-            nodeId -> VictimPlanner.planNode(task.priority(), snapshot.node(nodeId), occupants.on(nodeId),
-                refusals::passes, rules, occupants.now()))
+    }
+    return occupants.roundMemo(PLANS, PlanMemo::new).best(task, snapshot, occupants, candidates, refusals::passes,
+            rules)
         .map(plan -> Result.preempt(plan.node().id(), plan.victims().stream().map(Occupant::taskId).toList(),
             describe(plan)))
         .orElse(Result.none());

@@ -53,11 +53,36 @@ public final class VictimPlanner {
   }
 
   /** The shortest prefix of this node's ordered candidates after which the preemptor fits, if any. */
-  public static Optional<NodePlan> planNode(int priority, NodeInfo node, List<Occupant> occupants, Predicate<NodeInfo> fits,
-                                     PreemptionRules rules, Instant now) {
-    List<Occupant> candidates = occupants.stream().filter(each -> rules.isCandidate(each, priority, now))
+  public static Optional<NodePlan> planNode(int priority, NodeInfo node, List<Occupant> occupants,
+                                            Predicate<NodeInfo> fits, PreemptionRules rules, Instant now) {
+    return planNode(priority, 0, node, occupants, fits, rules, now);
+  }
+
+  /**
+   * The same for a preemptor of {@code wholeCards} whole cards: a prefix that cannot leave that many cards free
+   * (free now plus what it frees) is not tried — the locked resource filter would refuse it — so a node full of
+   * one-card jobs costs one what-if, not one per victim.
+   */
+  public static Optional<NodePlan> planNode(int priority, int wholeCards, NodeInfo node, List<Occupant> occupants,
+                                            Predicate<NodeInfo> fits, PreemptionRules rules, Instant now) {
+    return planOrdered(wholeCards, node, occupants, candidates(priority, occupants, rules, now), fits);
+  }
+
+  /** The occupants that may be victims of a preemptor of {@code priority}, in the order they are taken. */
+  public static List<Occupant> candidates(int priority, List<Occupant> occupants, PreemptionRules rules, Instant now) {
+    return occupants.stream().filter(each -> rules.isCandidate(each, priority, now))
         .sorted(PreemptionRules.VICTIM_ORDER).toList();
+  }
+
+  /** {@link #planNode} on candidates already in victim order. */
+  static Optional<NodePlan> planOrdered(int wholeCards, NodeInfo node, List<Occupant> occupants,
+                                        List<Occupant> candidates, Predicate<NodeInfo> fits) {
+    int free = freeCards(node);
     for (int count = 1; count <= candidates.size(); count++) {
+      free += candidates.get(count - 1).gpuIndices().size();
+      if (free < wholeCards) {
+        continue;
+      }
       List<Occupant> victims = candidates.subList(0, count);
       NodeInfo freed = without(node, occupants, victims);
       if (fits.test(freed)) {
@@ -65,6 +90,14 @@ public final class VictimPlanner {
       }
     }
     return Optional.empty();
+  }
+
+  static int freeCards(NodeInfo node) {
+    int free = 0;
+    for (CardInfo card : node.cards()) {
+      free += node.cardIsFree(card) ? 1 : 0;
+    }
+    return free;
   }
 
   /**
