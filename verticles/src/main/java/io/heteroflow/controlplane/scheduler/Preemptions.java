@@ -65,9 +65,7 @@ final class Preemptions {
     }
     int highest = wanted.stream().mapToInt(TaskRequest::priority).max().orElse(0);
     Set<UUID> again = wanted.stream().map(TaskRequest::id).collect(Collectors.toSet());
-    long t0 = System.nanoTime();
     return store.occupants(highest).compose(read -> vertx.executeBlocking(() -> {
-      long t1 = System.nanoTime();
       occupants.fill(read);
       List<Decided> replanned = new ArrayList<>(decided.size());
       for (Decided each : decided) {
@@ -87,9 +85,6 @@ final class Preemptions {
         }
         replanned.add(new Decided(each.task(), each.request(), decision));
       }
-      LOG.warning("PROFILE occupants " + read.size() + " nodes read in " + (t1 - t0) / 1_000_000 + " ms, replan of "
-          + again.size() + " in " + (System.nanoTime() - t1) / 1_000_000 + " ms, "
-          + replanned.stream().filter(d -> !d.decision().victims().isEmpty()).count() + " plans");
       return replanned;
     }, true));
   }

@@ -207,7 +207,6 @@ public final class SchedulerLoopVerticle extends VerticleBase {
    */
   private Future<Void> scheduleAll(List<TaskRecord> tasks, Snapshot snapshot, PluginSet plugins) {
     snapshot.occupants().begin(clock.instant());
-    long t0 = System.nanoTime();
     return vertx.executeBlocking(() -> {
       List<Decided> decided = new ArrayList<>();
       for (TaskRecord task : tasks) {
@@ -218,12 +217,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         }
         decided.add(new Decided(task, request, decision));
       }
-      LOG.warning("PROFILE phase 1 of " + tasks.size() + " (" + tasks.stream().filter(t -> t.priority() == 90).count()
-          + " p90) in " + (System.nanoTime() - t0) / 1_000_000 + " ms, placed "
-          + decided.stream().filter(d -> d.decision().isPlaced()).count());
       return decided;
     }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins)).compose(decided -> {
-      long t2 = System.nanoTime();
       snapshot.occupants().clear();
       List<Future<Boolean>> unplaced = new ArrayList<>();
       List<Decided> placed = new ArrayList<>();
@@ -240,7 +235,6 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       }
       boundThisPass |= !placed.isEmpty();
       return Future.join(unplaced).compose(v -> {
-        LOG.warning("PROFILE settle of " + unplaced.size() + " in " + (System.nanoTime() - t2) / 1_000_000 + " ms");
         if (unplaced.stream().anyMatch(Future::result)) {
           vertx.setTimer(RETRY_MS, id -> requestRound());
         }
