@@ -1,9 +1,11 @@
-// The queue: pending tasks by priority with their reason, counts by reason, running tasks, one task's detail.
+// The queue: pending tasks by priority with their reason and nomination, counts by reason, tasks being
+// preempted, running tasks, one task's detail.
 import { api, el, showError, time } from './api.js';
 
 export async function render(view) {
-  const [pending, running] = await Promise.all([
-    api('GET', '/api/v1/tasks?status=pending&limit=1000'), api('GET', '/api/v1/tasks?status=running&limit=1000')]);
+  const [pending, running, preempting] = await Promise.all([
+    api('GET', '/api/v1/tasks?status=pending&limit=1000'), api('GET', '/api/v1/tasks?status=running&limit=1000'),
+    api('GET', '/api/v1/tasks?status=preempting&limit=1000')]);
   const queue = pending.items.sort((a, b) => b.priority - a.priority || a.created_at.localeCompare(b.created_at));
   const byReason = new Map();
   for (const task of queue) {
@@ -11,15 +13,21 @@ export async function render(view) {
     byReason.set(code, (byReason.get(code) ?? 0) + 1);
   }
   const detail = el('section', { id: 'task-detail', 'aria-live': 'polite' });
-  const table = (label, tasks, columns) => el('table', { 'aria-label': label },
+  const table = (label, tasks, columns, marks = () => ({})) => el('table', { 'aria-label': label },
     el('thead', {}, el('tr', {}, columns.map(([title]) => el('th', { scope: 'col' }, title)))),
-    el('tbody', {}, tasks.map((task) => el('tr', { 'data-task': task.id }, columns.map(([, value], i) => el('td', {},
+    el('tbody', {}, tasks.map((task) => el('tr', { 'data-task': task.id, ...marks(task) }, columns.map(([, value], i) => el('td', {},
       i === 0 ? el('button', { type: 'button', onclick: () => show(task.id, detail) }, value(task)) : value(task)))))));
   view.replaceChildren(
-    el('h2', {}, `Queue: ${queue.length} pending, ${running.items.length} running`),
+    el('h2', {}, `Queue: ${queue.length} pending, ${preempting.items.length} preempting, ${running.items.length} running`),
     el('p', {}, [...byReason.entries()].map(([code, count]) => el('span', { class: 'badge' }, `${code}: ${count}`)), ' '),
     table('Pending tasks', queue, [['Task', (t) => t.name], ['Priority', (t) => t.priority], ['Tenant', (t) => t.tenant], ['Waiting since', (t) => time(t.created_at)],
-      ['Reason', (t) => t.reason ? `${t.reason.code}: ${t.reason.message}` : '—']]),
+      ['Reason', (t) => t.reason ? `${t.reason.code}: ${t.reason.message}` : '—'],
+      ['Nominated', (t) => t.nominated_node ? `${t.nominated_node} (held until ${time(t.nominated_until)})` : '—']],
+    (t) => t.nominated_node ? { 'data-nominated': t.nominated_node } : {}),
+    el('h3', {}, 'Being preempted'),
+    table('Preempting tasks', preempting.items, [['Task', (t) => t.name], ['Node', (t) => t.node],
+      ['Preempting since', (t) => time(t.preempting_since)], ['Why', (t) => t.reason ? t.reason.message : '—']],
+    () => ({ 'data-state': 'preempting', class: 'preempting' })),
     el('h3', {}, 'Running'),
     table('Running tasks', running.items, [['Task', (t) => t.name], ['Node', (t) => t.node],
       ['Cards', (t) => t.shard ? `shard of ${t.shard.card_index}` : t.gpus.join(',')], ['Started', (t) => time(t.started_at)]]),

@@ -161,6 +161,28 @@ class ConsoleBrowserTest {
     cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
   }
 
+  @Test
+  void theQueueMarksATaskBeingPreemptedAndItsPreemptorsNomination() throws Exception {
+    // the victim ignores SIGTERM, so it stays preempting for its 8 s grace while the page is read
+    String victim = cp.submit("{\"name\":\"stubborn\",\"command\":[\"sh\",\"-c\",\"trap '' TERM; sleep 60\"],"
+        + "\"gpu_required\":8,\"gpu_type\":\"ascend\",\"priority\":10,\"preemptible\":true,"
+        + "\"termination_grace_seconds\":8}");
+    cp.awaitStatus(victim, "running");
+    String preemptor = cp.submit("{\"name\":\"urgent\",\"command\":[\"sleep\",\"1\"],\"gpu_required\":8,"
+        + "\"gpu_type\":\"ascend\",\"priority\":90}");
+    cp.awaitReason(preemptor, "PreemptionPending");
+    openView("queue");
+    waitUntil("the preemptor's nomination shown", () -> "web-asc-1".equals(waitFor(By.cssSelector(
+        "tr[data-task='" + preemptor + "']")).getAttribute("data-nominated")));
+    WebElement preempting = waitFor(By.cssSelector("table[aria-label='Preempting tasks'] tr[data-task='" + victim + "']"));
+    assertEquals("preempting", preempting.getAttribute("data-state"));
+    assertTrue(preempting.getText().contains("web-asc-1"), preempting.getText());
+    cp.awaitStatus(preemptor, "succeeded");
+    cp.json("POST", "/api/v1/tasks/" + victim + "/stop", ADMIN, null, 202);
+    ControlPlaneHarness.eventually(Duration.ofSeconds(30), "the victim stopped for good",
+        () -> "stopped".equals(cp.get("/api/v1/tasks/" + victim).getString("status")));
+  }
+
   private static void useToken(String token) {
     browser.driver.get(base);
     WebElement field = waitFor(By.id("token"));
