@@ -69,12 +69,12 @@ final class Preemptions {
       occupants.fill(read);
       List<Decided> replanned = new ArrayList<>(decided.size());
       for (Decided each : decided) {
-        if (!again.contains(each.task().id())) {
+        // when no node holds a task of lower priority that may be preempted there is nothing to plan, nor to say
+        if (!again.contains(each.task().id()) || read.isEmpty()) {
           replanned.add(each);
           continue;
         }
-        // no node holds a task of lower priority that may be preempted: nothing to plan
-        Decision decision = read.isEmpty() ? each.decision() : pipeline.decide(each.request(), snapshot, plugins);
+        Decision decision = pipeline.decide(each.request(), snapshot, plugins);
         if (decision.isPlaced()) {
           snapshot.assume(each.request(), decision);
         } else if (decision.nominates() && !decision.victims().isEmpty()) {
