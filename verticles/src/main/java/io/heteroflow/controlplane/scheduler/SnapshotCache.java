@@ -18,9 +18,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * The leader's snapshot kept between rounds (SPEC §2: a round reads the cluster from PostgreSQL): each round
@@ -56,9 +58,9 @@ final class SnapshotCache {
   private final Set<String> settled = new HashSet<>();
   private Snapshot snapshot;
   /** Nominees whose victims have all stopped, not yet handed to the loop (readyNominees). */
-  private final Set<java.util.UUID> ready = new java.util.LinkedHashSet<>();
+  private final Set<UUID> ready = new LinkedHashSet<>();
   /** Every nominee ever found ready while its nomination lives: handed over once. */
-  private final Set<java.util.UUID> handedOver = new HashSet<>();
+  private final Set<UUID> handedOver = new HashSet<>();
   private Map<String, PluginConfig> configs;
   private PluginSet plugins;
 
@@ -90,11 +92,13 @@ final class SnapshotCache {
     // nodes with binds in flight keep their staged view: not worth reading now (a first read takes them all)
     Set<String> inFlight = snapshot == null ? Set.of() : Set.copyOf(binding.keySet());
     boolean fullScan = snapshot == null || !clock.instant().isBefore(lastFullScan.plus(FULL_SCAN_EVERY));
-    Future<NodeStore.NodeChanges> changes = nodes.changedNodes(fullScan ? -1 : watermark, versions, reread, inFlight);
-    Future<TenantBoundary> boundary = nodes.tenantBoundary();
+    // the nominations first: one whose victims have all stopped then finds their release in the nodes read next
     Future<List<Nomination>> nominations = preemptions.liveNominations();
-    return Future.all(changes, boundary, nominations).compose(read -> {
-      NodeStore.NodeChanges changed = changes.result();
+    return nominations.compose(live -> Future.all(
+        nodes.changedNodes(fullScan ? -1 : watermark, versions, reread, inFlight), nodes.tenantBoundary()))
+        .compose(read -> {
+      NodeStore.NodeChanges changed = read.resultAt(0);
+      TenantBoundary boundary = read.resultAt(1);
       Map<String, Long> before = new HashMap<>();
       changed.versions().forEach((id, version) -> {
         if (inFlight.contains(id)) {
@@ -132,18 +136,18 @@ final class SnapshotCache {
           }
         }
       }
-      if (snapshot == null || !boundary.result().equals(snapshot.boundary()) || snapshot.changeCount() > MAX_CHANGES) {
+      if (snapshot == null || !boundary.equals(snapshot.boundary()) || snapshot.changeCount() > MAX_CHANGES) {
         Map<String, NodeInfo> all = new LinkedHashMap<>();
         if (snapshot != null) {
           snapshot.nodeViews().forEach(node -> all.put(node.id(), node));
         }
         fresh.forEach(node -> all.put(node.id(), node));
-        snapshot = new Snapshot(all.values(), boundary.result());
+        snapshot = new Snapshot(all.values(), boundary);
       } else {
         fresh.forEach(snapshot::replace);
       }
       snapshot.nominations(nominations.result());
-      Set<java.util.UUID> live = new HashSet<>();
+      Set<UUID> live = new HashSet<>();
       for (Nomination nomination : nominations.result()) {
         live.add(nomination.taskId());
         if (!nomination.waiting() && handedOver.add(nomination.taskId())) {
@@ -160,8 +164,8 @@ final class SnapshotCache {
    * them into its next round, so a preemptor binds as soon as its room is free instead of when the queue scan
    * comes round to it again.
    */
-  List<java.util.UUID> readyNominees() {
-    List<java.util.UUID> taken = List.copyOf(ready);
+  List<UUID> readyNominees() {
+    List<UUID> taken = List.copyOf(ready);
     ready.clear();
     return taken;
   }
