@@ -110,9 +110,7 @@ public final class BenchRunner {
       ControlPlane.Options cpOptions = ControlPlane.Options.defaults(0, ADMIN_TOKEN, SchedulerConfig.defaults())
           .withHttp("127.0.0.1", 0);
       if (options.heartbeatSeconds() <= 0) { // nodes heartbeat once: the offline sweep must not take them away
-        cpOptions = new ControlPlane.Options(cpOptions.httpHost(), cpOptions.httpPort(), cpOptions.adminToken(),
-            cpOptions.config(), NO_HEARTBEAT_GRACE_SECONDS, cpOptions.ledgerCheckMs(), cpOptions.poolSize(),
-            cpOptions.leaseSeconds(), cpOptions.leaderBeatMs(), cpOptions.recoveryMs());
+        cpOptions = cpOptions.withOfflineGraceSeconds(NO_HEARTBEAT_GRACE_SECONDS);
       }
       result.put("offline_grace_s", cpOptions.offlineGraceSeconds());
       BindTracker bindTracker = new BindTracker(vertx.eventBus());

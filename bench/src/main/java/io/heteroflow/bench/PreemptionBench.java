@@ -67,13 +67,10 @@ final class PreemptionBench {
     Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
     Pool client = null;
     try {
-      ControlPlane.Options defaults = ControlPlane.Options.defaults(0, "bench-admin", SchedulerConfig.defaults())
-          .withHttp("127.0.0.1", 0);
       // on two cores shared with PostgreSQL the fleet's own heartbeat timer lags past the 15 s offline grace
       // during the burst, and nodes that flap offline make nominees plan again: that would measure the flapping
-      ControlPlane.Options cpOptions = new ControlPlane.Options(defaults.httpHost(), defaults.httpPort(),
-          defaults.adminToken(), defaults.config(), OFFLINE_GRACE_SECONDS, defaults.ledgerCheckMs(),
-          defaults.poolSize(), defaults.leaseSeconds(), defaults.leaderBeatMs(), defaults.recoveryMs());
+      ControlPlane.Options cpOptions = ControlPlane.Options.defaults(0, "bench-admin", SchedulerConfig.defaults())
+          .withHttp("127.0.0.1", 0).withOfflineGraceSeconds(OFFLINE_GRACE_SECONDS);
       result.put("offline_grace_s", OFFLINE_GRACE_SECONDS);
       ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, cpOptions, registry));
       while (!running.leadership().leading()) {

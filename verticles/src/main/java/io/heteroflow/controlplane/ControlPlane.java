@@ -55,6 +55,12 @@ public final class ControlPlane {
           leaderBeatMs, recoveryMs);
     }
 
+    /** How long a silent node stays online (15 s by default; the benchmarks' own heartbeat timers lag under load). */
+    public Options withOfflineGraceSeconds(int seconds) {
+      return new Options(httpHost, httpPort, adminToken, config, seconds, ledgerCheckMs, poolSize, leaseSeconds,
+          leaderBeatMs, recoveryMs);
+    }
+
     public Options withHttp(String host, int port) {
       return new Options(host, port, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize, leaseSeconds,
           leaderBeatMs, recoveryMs);

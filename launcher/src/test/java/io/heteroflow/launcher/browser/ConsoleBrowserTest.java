@@ -130,8 +130,9 @@ class ConsoleBrowserTest {
     });
     waitUntil("running stored", () -> "running".equals(plugin("preempt").getJsonObject("extra")
         .getString("preempt_stage")));
-    WebElement pressure = waitFor(By.id("setting-frag-pressure_cards"));
-    assertEquals("10", pressure.getAttribute("max"));
+    // the save just redrew the table: read the control the redraw left, not one it replaced
+    waitUntil("frag's pressure_cards control with its schema's max 10",
+        () -> "10".equals(waitFor(By.id("setting-frag-pressure_cards")).getAttribute("max")));
   }
 
   @Test

@@ -18,8 +18,6 @@ import io.heteroflow.protocol.message.Run;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.UUID;
 import java.util.logging.Level;
@@ -92,30 +90,29 @@ public final class NodeRegistryVerticle extends VerticleBase {
     String nodeId = beat.nodeId();
     return nodes.heartbeat(beat)
         .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
-            .compose(v -> tasks.tasksForAgent(nodeId))
-            .map(assigned -> reconciliation(outcome.applied(), assigned, beat.activeTasks())));
+            .compose(v -> {
+              Future<List<TaskRecord>> assigned = tasks.tasksForAgent(nodeId);
+              Future<List<UUID>> orphans = tasks.notActiveOn(nodeId, beat.activeTasks());
+              return Future.all(assigned, orphans)
+                  .map(read -> reconciliation(outcome.applied(), assigned.result(), orphans.result()));
+            }));
   }
 
   /**
    * What the agent should be running or stopping according to PostgreSQL: the node's scheduled tasks to run, its
-   * stopping and preempting ones to stop, and any task the agent says it runs ({@code reported}; null when not
-   * sent) that is no longer active on the node — e.g. a preemption the watchdog forced while the agent was
-   * frozen: its cards are already someone else's.
+   * stopping and preempting ones to stop, and the tasks the agent says it runs that are no longer active on the
+   * node ({@code orphans}) — e.g. a preemption the watchdog forced while the agent was frozen: their cards are
+   * already someone else's.
    */
-  private static Reconciliation reconciliation(boolean applied, List<TaskRecord> tasks, List<String> reported) {
+  private static Reconciliation reconciliation(boolean applied, List<TaskRecord> tasks, List<UUID> orphans) {
     List<Run> run = new ArrayList<>();
-    List<UUID> stop = new ArrayList<>();
-    Set<String> onNode = new HashSet<>();
+    List<UUID> stop = new ArrayList<>(orphans);
     for (TaskRecord task : tasks) {
-      onNode.add(task.id().toString());
       switch (task.status()) {
         case SCHEDULED -> run.add(task.run());
         case STOPPING, PREEMPTING -> stop.add(task.id());
         default -> { }
       }
-    }
-    if (reported != null) {
-      reported.stream().filter(id -> !onNode.contains(id)).map(UUID::fromString).forEach(stop::add);
     }
     return new Reconciliation(applied, run, stop);
   }

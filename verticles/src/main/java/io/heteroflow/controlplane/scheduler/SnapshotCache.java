@@ -10,6 +10,7 @@ import io.heteroflow.controlplane.store.PreemptionStore;
 import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.scheduler.framework.PluginConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
+import io.vertx.core.CompositeFuture;
 import io.vertx.core.Future;
 import java.time.Clock;
 import java.time.Duration;
@@ -94,9 +95,9 @@ final class SnapshotCache {
     boolean fullScan = snapshot == null || !clock.instant().isBefore(lastFullScan.plus(FULL_SCAN_EVERY));
     // the nominations first: one whose victims have all stopped then finds their release in the nodes read next
     Future<List<Nomination>> nominations = preemptions.liveNominations();
-    return nominations.compose(live -> Future.all(
-        nodes.changedNodes(fullScan ? -1 : watermark, versions, reread, inFlight), nodes.tenantBoundary()))
-        .compose(read -> {
+    Future<CompositeFuture> nodesRead = nominations.compose(live -> Future.all(
+        nodes.changedNodes(fullScan ? -1 : watermark, versions, reread, inFlight), nodes.tenantBoundary()));
+    return nodesRead.compose(read -> {
       NodeStore.NodeChanges changed = read.resultAt(0);
       TenantBoundary boundary = read.resultAt(1);
       Map<String, Long> before = new HashMap<>();

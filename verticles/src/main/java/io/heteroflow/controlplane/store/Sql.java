@@ -230,9 +230,11 @@ final class Sql {
       + " - make_interval(secs => $1)) AS silent FROM nodes WHERE status <> 'offline'";
   static final String MARK_SILENT_NODES_OFFLINE = "UPDATE nodes SET status = 'offline', version = version + 1"
       + " WHERE status <> 'offline' AND last_heartbeat_at < now() - make_interval(secs => $1) RETURNING id";
-  /** Every active task on the node: what its agent should run, stop, or keep running (a heartbeat's answer). */
   static final String TASKS_FOR_AGENT = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE node_id = $1"
-      + " AND status IN " + ACTIVE_STATES;
+      + " AND status IN ('scheduled', 'stopping', 'preempting')";
+  /** Of the task ids an agent says it runs ($2), those PostgreSQL does not have active on its node ($1). */
+  static final String NOT_ACTIVE_ON_NODE = "SELECT r.id FROM unnest($2::uuid[]) AS r(id) WHERE NOT EXISTS"
+      + " (SELECT 1 FROM tasks t WHERE t.id = r.id AND t.node_id = $1 AND t.status IN " + ACTIVE_STATES + ")";
 
   private static final String NODE_COLUMNS = "n.id, n.gpu_vendor, n.status, n.executable, n.dedicated_tenant, n.region,"
       + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.cpu_cores, n.cpu_percent,"

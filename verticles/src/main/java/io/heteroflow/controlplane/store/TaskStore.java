@@ -189,9 +189,22 @@ public final class TaskStore {
     });
   }
 
-  /** The node's active tasks (scheduled, running, stopping, preempting). */
+  /** The node's tasks its agent should run (scheduled) or stop (stopping, preempting). */
   public Future<List<TaskRecord>> tasksForAgent(String nodeId) {
     return pool.preparedQuery(Sql.TASKS_FOR_AGENT).execute(Tuple.of(nodeId)).map(TaskStore::all);
+  }
+
+  /** Of the tasks an agent reports running on {@code nodeId}, those not active there in PostgreSQL. */
+  public Future<List<UUID>> notActiveOn(String nodeId, List<String> reported) {
+    if (reported == null || reported.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    UUID[] ids = reported.stream().map(UUID::fromString).toArray(UUID[]::new);
+    return pool.preparedQuery(Sql.NOT_ACTIVE_ON_NODE).execute(Tuple.tuple().addString(nodeId).addArrayOfUUID(ids)).map(rows -> {
+      List<UUID> orphans = new ArrayList<>(rows.size());
+      rows.forEach(row -> orphans.add(row.getUUID("id")));
+      return orphans;
+    });
   }
 
   /**

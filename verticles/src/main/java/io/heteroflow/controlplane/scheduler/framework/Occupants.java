@@ -45,11 +45,6 @@ public final class Occupants {
     return byNode == null ? List.of() : byNode.getOrDefault(nodeId, List.of());
   }
 
-  /** The nodes with at least one active task read. */
-  public Set<String> nodes() {
-    return byNode == null ? Set.of() : byNode.keySet();
-  }
-
   /** A PostFilter plugin needs them to plan for {@code task}: the round reads them and decides it again. */
   public void want(TaskRequest task) {
     wanted.putIfAbsent(task.id(), task);

@@ -60,11 +60,6 @@ public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
     return NAME;
   }
 
-  /** The configured stage: disabled, scheduled or running. */
-  public String stage() {
-    return rules.stage();
-  }
-
   @Override
   public Status filter(TaskRequest task, NodeInfo node, Snapshot snapshot, CycleState state) {
     Nomination holder = snapshot.holding(node.id(), task);

@@ -53,19 +53,9 @@ public final class VictimPlanner {
   }
 
   /** The shortest prefix of this node's ordered candidates after which the preemptor fits, if any. */
-  public static Optional<NodePlan> planNode(int priority, NodeInfo node, List<Occupant> occupants,
-                                            Predicate<NodeInfo> fits, PreemptionRules rules, Instant now) {
-    return planNode(priority, 0, node, occupants, fits, rules, now);
-  }
-
-  /**
-   * The same for a preemptor of {@code wholeCards} whole cards: a prefix that cannot leave that many cards free
-   * (free now plus what it frees) is not tried — the locked resource filter would refuse it — so a node full of
-   * one-card jobs costs one what-if, not one per victim.
-   */
-  public static Optional<NodePlan> planNode(int priority, int wholeCards, NodeInfo node, List<Occupant> occupants,
-                                            Predicate<NodeInfo> fits, PreemptionRules rules, Instant now) {
-    return planOrdered(wholeCards, node, occupants, candidates(priority, occupants, rules, now), fits);
+  static Optional<NodePlan> planNode(int priority, NodeInfo node, List<Occupant> occupants, Predicate<NodeInfo> fits,
+                                     PreemptionRules rules, Instant now) {
+    return planOrdered(0, node, occupants, candidates(priority, occupants, rules, now), fits);
   }
 
   /** The occupants that may be victims of a preemptor of {@code priority}, in the order they are taken. */
@@ -74,7 +64,11 @@ public final class VictimPlanner {
         .sorted(PreemptionRules.VICTIM_ORDER).toList();
   }
 
-  /** {@link #planNode} on candidates already in victim order. */
+  /**
+   * {@link #planNode} on candidates already in victim order, for a preemptor of {@code wholeCards} whole cards: a
+   * prefix that cannot leave that many cards free (free now plus what it frees) is not tried — the locked
+   * resource filter would refuse it — so a node full of one-card jobs costs one what-if, not one per victim.
+   */
   static Optional<NodePlan> planOrdered(int wholeCards, NodeInfo node, List<Occupant> occupants,
                                         List<Occupant> candidates, Predicate<NodeInfo> fits) {
     int free = freeCards(node);
