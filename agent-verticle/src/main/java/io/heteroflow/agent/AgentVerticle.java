@@ -164,7 +164,8 @@ public final class AgentVerticle extends VerticleBase {
 
   /**
    * The task's environment: its own variables, less any reserved name ({@link TaskEnvironment}; the control
-   * plane refuses them at create, this drops those of a task stored before), then what HeteroFlow sets.
+   * plane refuses them at create, this drops those of a task stored before), then what HeteroFlow sets
+   * (visibility, shard limits, ports, ids and the torch.distributed variables of {@link DistributedEnvironment}).
    * The executor puts this on top of an empty environment (only the host's allow-list and a per-task HOME).
    */
   RunSpec runSpec(Run run) {
@@ -190,10 +191,7 @@ public final class AgentVerticle extends VerticleBase {
     }
     env.put("HETEROFLOW_TASK_ID", run.taskId().toString());
     env.put("HETEROFLOW_NODE_ID", node.nodeId());
-    env.put("MASTER_ADDR", lastReading.internalIps().get(0));
-    env.put("MASTER_PORT", String.valueOf(run.masterPort() == null ? MASTER_PORT : run.masterPort()));
-    env.put("WORLD_SIZE", "1");
-    env.put("RANK", "0");
+    env.putAll(DistributedEnvironment.of(run, lastReading, MASTER_PORT));
     return new RunSpec(run.taskId().toString(), run.image(), run.command(), env, run.timeoutSeconds(), vendor,
         run.cards(), java.time.Duration.ofSeconds(run.terminationGraceSeconds()), run.checkpoint());
   }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A whole agent (real process executor) given a run over its transport, as the control plane would send it:
- * the task's process sees the host allow-list, its private HOME/TMPDIR, what the agent injects and the
+ * the task's process sees the host allow-list, its private HOME/TMPDIR, what the agent injects (MASTER_ADDR
+ * without the node address's prefix, the distributed-training variables of a world of one) and the
  * task's own variables, and nothing else: no agent secret (set for this JVM by surefire), and no reserved
  * name that a task stored before the control plane refused it still carries.
  */
@@ -38,7 +39,7 @@ class AgentTaskEnvironmentTest {
     vertx = Vertx.vertx();
     Path logs = Files.createTempDirectory("agent-env-test");
     SimulatedNode node = new SimulatedNode("n-env", GpuVendor.NVIDIA, "H100", 4, 81920, 8, 64, 5, 1024, null, null,
-        null, null, java.util.List.of("10.1.2.3"), null);
+        null, null, java.util.List.of("10.1.2.3/24"), java.util.List.of("203.0.113.7"), null);
     String taskId = java.util.UUID.randomUUID().toString();
     JsonObject run = new JsonObject().put("task_id", taskId).put("term", 1L)
         .put("command", new JsonArray().add("env"))
@@ -60,7 +61,8 @@ class AgentTaskEnvironmentTest {
         "HOME", work.resolve("home").toString(), "TMPDIR", work.resolve("tmp").toString(),
         "GREETING", "hi", "CUDA_VISIBLE_DEVICES", "2", "HETEROFLOW_TASK_ID", taskId, "HETEROFLOW_NODE_ID", "n-env",
         "MASTER_ADDR", "10.1.2.3"));
-    expected.putAll(Map.of("MASTER_PORT", String.valueOf(AgentVerticle.MASTER_PORT), "WORLD_SIZE", "1", "RANK", "0"));
+    expected.putAll(Map.of("MASTER_PORT", String.valueOf(AgentVerticle.MASTER_PORT), "WORLD_SIZE", "1", "RANK", "0",
+        "NNODES", "1", "NODE_RANK", "0", "LOCAL_WORLD_SIZE", "1", "HETEROFLOW_DIST_BACKEND", "nccl"));
     assertEquals(expected, seen);
     for (String secret : new String[] {"HETEROFLOW_ADMIN_TOKEN", "HETEROFLOW_PG_URL"}) {
       assertTrue(System.getenv(secret) != null, secret + " is set for this JVM (surefire)");

@@ -134,7 +134,7 @@ public final class Main implements Runnable {
     public Integer call() throws Exception {
       SchedulerConfig config = schedulerConfig(this.config);
       int port = Cli.port("--http-port", httpPort);
-      List<NodeSource> nodes = HOST_FLEET.equals(fleet) ? List.of(detectingNode(hostName()))
+      List<NodeSource> nodes = HOST_FLEET.equals(fleet) ? List.of(detectingNode(hostName(), publicIps(List.of())))
           : List.copyOf(FleetFile.read(fleetFile(fleet)));
       String token = adminToken();
 
@@ -218,7 +218,8 @@ public final class Main implements Runnable {
           "  java -jar heteroflow.jar agent",
           "  java -jar heteroflow.jar agent --simulate conf/fleet-dev.yaml",
           "  java -jar heteroflow.jar agent --executor docker --node-id gpu-07 \\",
-          "      --cluster-host 10.0.0.7 --cluster-members 10.0.0.5,10.0.0.6"})
+          "      --cluster-host 10.0.0.7 --cluster-members 10.0.0.5,10.0.0.6",
+          "  java -jar heteroflow.jar agent --public-ip 203.0.113.7   (how other VPCs reach this node)"})
   static final class Agent implements Callable<Integer> {
     @Option(names = "--simulate", paramLabel = "NODE_FILE",
         description = "Simulated node(s): one node, or a fleet file like conf/fleet-dev.yaml.")
@@ -231,6 +232,9 @@ public final class Main implements Runnable {
     String executor;
     @Option(names = "--log-dir", paramLabel = "DIR", description = "Task logs (default: a temporary directory).")
     String logDir;
+    @Option(names = "--public-ip", paramLabel = "ADDR", description = {"A public IP address of this host, reported for"
+        + " ranks in other network domains; repeatable (or HETEROFLOW_PUBLIC_IPS, comma-separated; default none)."})
+    List<String> publicIps = new ArrayList<>();
     @Mixin
     Cluster.Options cluster;
     @Mixin
@@ -245,8 +249,12 @@ public final class Main implements Runnable {
       if (simulate != null && !Files.isRegularFile(Path.of(simulate))) {
         throw new Cli.Refusal("--simulate: no such file " + Path.of(simulate).toAbsolutePath().normalize());
       }
+      if (simulate != null && !publicIps.isEmpty()) {
+        throw new IllegalArgumentException("--public-ip describes this host: a simulated node takes its public_ips"
+            + " from its node file");
+      }
       List<NodeSource> nodes = simulate != null ? List.copyOf(FleetFile.read(Path.of(simulate)))
-          : List.of(detectingNode(Cli.orEnv(nodeId, "HETEROFLOW_NODE_ID", hostName())));
+          : List.of(detectingNode(Cli.orEnv(nodeId, "HETEROFLOW_NODE_ID", hostName()), publicIps(publicIps)));
       Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
       Vertx vertx = Cluster.join(cluster, true, null);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
@@ -331,9 +339,30 @@ public final class Main implements Runnable {
     return Future.all(deployments);
   }
 
-  /** This host as a node: GPUs found by the vendor detection chain. */
-  static NodeSource detectingNode(String nodeId) {
-    return new DetectingNodeSource(nodeId, new LocalHostProbe(), DetectionChain.standard(), Map.of());
+  /** This host as a node: GPUs found by the vendor detection chain, and the public addresses given. */
+  static NodeSource detectingNode(String nodeId, List<String> publicIps) {
+    return new DetectingNodeSource(nodeId, new LocalHostProbe(), DetectionChain.standard(), Map.of(), publicIps);
+  }
+
+  /**
+   * The {@code --public-ip} values, else HETEROFLOW_PUBLIC_IPS split at commas, each a bare IP literal (a bad one
+   * is a usage error naming the option).
+   */
+  static List<String> publicIps(List<String> given) {
+    List<String> values = new ArrayList<>(given);
+    if (values.isEmpty()) {
+      String fromEnv = Cli.orEnv(null, "HETEROFLOW_PUBLIC_IPS", "");
+      for (String value : fromEnv.split(",")) {
+        if (!value.isBlank()) {
+          values.add(value.trim());
+        }
+      }
+    }
+    try {
+      return DetectingNodeSource.publicIps(values);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--public-ip (or HETEROFLOW_PUBLIC_IPS): " + e.getMessage(), e);
+    }
   }
 
   static String hostName() {

@@ -16,6 +16,8 @@ public final class BusAddresses {
   public static final String TASK_REPORT = "heteroflow.task.report";
   /** api → scheduler loop, fire-and-forget: a task was created or resources were freed. */
   public static final String SCHEDULER_KICK = "heteroflow.scheduler.kick";
+  /** control plane → the group lifecycle, fire-and-forget: a group member moved, or a group stop was asked for. */
+  public static final String GROUPS_KICK = "heteroflow.groups.kick";
 
   /**
    * scheduler loop → any control plane's bind verticle, request-reply: bind one decided task in one PostgreSQL

@@ -13,7 +13,10 @@ import java.util.TreeSet;
  * own {@code env} may not name a reserved variable: one that selects or limits devices, loads code into
  * every process, or that HeteroFlow injects itself. The control plane refuses such a task at create (400
  * naming {@code env.<NAME>}); the agent drops any that still reaches it (a task stored before a name was
- * reserved). This class is the one list of both; README "API" documents it.
+ * reserved). This class is the one list of both; README "API" documents it. The distributed-training
+ * variables the agent injects — MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK, NNODES, NODE_RANK, LOCAL_WORLD_SIZE,
+ * HETEROFLOW_DIST_BACKEND, HETEROFLOW_GROUP_ID — are all reserved (by name, or by the MASTER_, LOCAL_ and
+ * HETEROFLOW_ prefixes), as are torchrun's own (GROUP_RANK, LOCAL_RANK, PET_*).
  */
 public final class TaskEnvironment {
   private TaskEnvironment() {}

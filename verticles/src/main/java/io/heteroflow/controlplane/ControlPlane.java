@@ -11,6 +11,7 @@ import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
 import io.heteroflow.controlplane.metrics.ClusterGauges;
 import io.heteroflow.controlplane.scheduler.BindVerticle;
 import io.heteroflow.controlplane.scheduler.SchedulerLoopVerticle;
+import io.heteroflow.controlplane.cluster.GroupLifecycleVerticle;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
 import io.heteroflow.controlplane.scheduler.plugins.BuiltInPlugins;
@@ -27,6 +28,7 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
 import java.time.Clock;
+import java.util.List;
 import java.util.EnumSet;
 
 /**
@@ -116,18 +118,20 @@ public final class ControlPlane {
         .compose(id -> database.migrateAndOpen(vertx, options.poolSize()))
         .map(pool -> Stores.on(pool, config))
         .compose(stores -> stores.plugins().seedDefaults(plugins)
-            .compose(v -> Future.all(
+            .compose(v -> Future.all(List.of(
                 vertx.deployVerticle(new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics,
                     grace, options.ledgerCheckMs())),
-                vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(),
+                vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(),
                     stores.plugins(),
                     plugins, pipeline, leadership, metrics, Clock.systemUTC())),
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
+                vertx.deployVerticle(new GroupLifecycleVerticle(stores.groups(), stores.tasks(), leadership,
+                    GroupLifecycleVerticle.PERIOD_MS)),
                 vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), registry,
                     GAUGE_REFRESH_MS)),
                 vertx.deployVerticle(new RecoveryVerticle(stores.tasks(), leadership, options.recoveryMs(), 4 * grace)),
                 vertx.deployVerticle(new PreemptWatchdogVerticle(stores.tasks(), leadership, metrics,
-                    PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.TIMEOUT_SECONDS))))
+                    PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.TIMEOUT_SECONDS)))))
             .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
                 api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
             .map(leader -> {

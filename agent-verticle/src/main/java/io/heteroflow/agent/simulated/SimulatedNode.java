@@ -4,6 +4,7 @@ import io.heteroflow.agent.gpu.DetectedCard;
 import io.heteroflow.agent.node.NodeReading;
 import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.protocol.GpuVendor;
+import io.heteroflow.protocol.NetworkAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,19 +12,47 @@ import java.util.StringJoiner;
 
 /**
  * A GPU host described by a fleet or node file instead of detected from vendor tools: its cards, load,
- * labels, location and NVLink domains. It reports exactly what a real agent reports.
+ * labels, location, NVLink domains and addresses. It reports exactly what a real agent reports.
+ * {@code internalIps}: IP literals, bare or CIDR ({@code 10.0.1.5/24}; default 127.0.0.1); {@code publicIps}:
+ * bare IP literals (default none). A bad address is an IllegalArgumentException naming the node and the entry.
  */
 public record SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
                             double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
                             List<Integer> numa, Map<String, String> labels, Map<String, String> location,
-                            List<String> internalIps, String dedicatedTenant) implements NodeSource {
+                            List<String> internalIps, List<String> publicIps, String dedicatedTenant)
+    implements NodeSource {
 
   public SimulatedNode {
     nvlinkDomains = nvlinkDomains == null ? List.of() : nvlinkDomains.stream().map(List::copyOf).toList();
     numa = numa == null ? List.of() : List.copyOf(numa);
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     location = location == null ? Map.of() : Map.copyOf(location);
-    internalIps = internalIps == null || internalIps.isEmpty() ? List.of("127.0.0.1") : List.copyOf(internalIps);
+    internalIps = internalIps == null || internalIps.isEmpty() ? List.of(NodeReading.LOOPBACK)
+        : checked(id, "internal_ips", internalIps, true);
+    publicIps = publicIps == null ? List.of() : checked(id, "public_ips", publicIps, false);
+  }
+
+  /** A node without public addresses. */
+  public SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
+                       double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
+                       List<Integer> numa, Map<String, String> labels, Map<String, String> location,
+                       List<String> internalIps, String dedicatedTenant) {
+    this(id, vendor, model, cards, cardMemoryMb, cpuCores, memoryGb, cpuPercent, memoryUsedMb, nvlinkDomains, numa,
+        labels, location, internalIps, List.of(), dedicatedTenant);
+  }
+
+  private static List<String> checked(String id, String key, List<String> addresses, boolean prefixAllowed) {
+    for (int i = 0; i < addresses.size(); i++) {
+      String entry = addresses.get(i);
+      try {
+        if (NetworkAddress.parse(entry).prefixLength() != null && !prefixAllowed) {
+          throw new IllegalArgumentException("a bare IP address is required (no /prefix)");
+        }
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("node " + id + ": " + key + "[" + i + "] '" + entry + "': " + e.getMessage());
+      }
+    }
+    return List.copyOf(addresses);
   }
 
   @Override
@@ -38,8 +67,8 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
       detected.add(new DetectedCard(index, "SIM-" + id + "-" + index, model, cardMemoryMb, 0, 0, 40,
           index < numa.size() ? numa.get(index) : null));
     }
-    return new NodeReading(vendor, detected, cpuCores, cpuPercent, memoryGb, memoryUsedMb, internalIps, labels,
-        topologyLabel(), location, dedicatedTenant);
+    return new NodeReading(vendor, detected, cpuCores, cpuPercent, memoryGb, memoryUsedMb, internalIps, publicIps,
+        labels, topologyLabel(), location, dedicatedTenant);
   }
 
   /**
@@ -80,8 +109,17 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
         number(entry, "cpu_percent", 5).doubleValue(), number(entry, "memory_used_mb", 8192).longValue(),
         domains, numa, strings((Map<String, Object>) entry.get("labels")),
         strings((Map<String, Object>) entry.get("location")),
-        ((List<Object>) entry.getOrDefault("internal_ips", List.of())).stream().map(String::valueOf).toList(),
+        addresses(entry, "internal_ips"), addresses(entry, "public_ips"),
         entry.get("dedicated_tenant") == null ? null : String.valueOf(entry.get("dedicated_tenant")));
+  }
+
+  /** A list of addresses (absent: empty); a single string is refused: it must be a YAML list. */
+  private static List<String> addresses(Map<String, Object> entry, String key) {
+    Object value = entry.getOrDefault(key, List.of());
+    if (!(value instanceof List<?> list)) {
+      throw new IllegalArgumentException("fleet entry " + entry.get("id") + ": '" + key + "' must be a list");
+    }
+    return list.stream().map(String::valueOf).toList();
   }
 
   private static String required(Map<String, Object> entry, String key) {

@@ -1,5 +1,6 @@
 package io.heteroflow.protocol.message;
 
+import io.heteroflow.protocol.NetworkAddress;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -10,10 +11,13 @@ import java.util.regex.Pattern;
 /**
  * agent → control plane: one reading of a node (docs/event-bus.md "Heartbeat"). Numbers an agent leaves out read
  * as 0; {@code activeTasks} is null when the agent did not send the field (then no absence is counted).
+ * {@code internalIps} are IP literals, each bare or with its interface's prefix length ({@code 10.0.1.5/24});
+ * {@code publicIps} bare IP literals (the addresses other network domains reach the node at; empty when the
+ * agent was given none). {@link #fromJson} refuses any other entry, naming it ({@code internal_ips[2]}).
  */
 public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor, int cpuCores, double cpuPercent,
                         double memoryTotalGb, long memoryUsedMb, List<Card> cards, List<String> activeTasks,
-                        List<String> internalIps, Map<String, String> labels, String topology, Location location,
+                        List<String> internalIps, List<String> publicIps, Map<String, String> labels, String topology, Location location,
                         String dedicatedTenant) implements BusMessage {
   private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
@@ -21,8 +25,19 @@ public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor
     cards = List.copyOf(cards);
     activeTasks = activeTasks == null ? null : List.copyOf(activeTasks);
     internalIps = List.copyOf(internalIps);
+    publicIps = publicIps == null ? List.of() : List.copyOf(publicIps);
     labels = Map.copyOf(labels);
     location = location == null ? Location.NONE : location;
+  }
+
+  /** The internal addresses, parsed (with their prefix lengths, where reported). */
+  public List<NetworkAddress> internalAddresses() {
+    return internalIps.stream().map(NetworkAddress::parse).toList();
+  }
+
+  /** The public addresses, parsed (host-only). */
+  public List<NetworkAddress> publicAddresses() {
+    return publicIps.stream().map(NetworkAddress::parse).toList();
   }
 
   /** One card as the agent read it; {@code index} null means "its place in the list". */
@@ -69,7 +84,8 @@ public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor
     if (activeTasks != null) {
       json.put("active_tasks", new JsonArray(activeTasks));
     }
-    json.put("internal_ips", new JsonArray(internalIps)).put("labels", new JsonObject(Map.copyOf(labels)))
+    json.put("internal_ips", new JsonArray(internalIps)).put("public_ips", new JsonArray(publicIps))
+        .put("labels", new JsonObject(Map.copyOf(labels)))
         .put("topology", topology).put("location", location.toJson());
     putIfPresent(json, "dedicated_tenant", dedicatedTenant);
     return json;
@@ -100,9 +116,26 @@ public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor
         beat.optionalString("gpu_vendor"), orZero(beat.optionalInteger("cpu_cores")),
         cpuPercent == null ? 0 : cpuPercent, memoryTotalGb == null ? 0 : memoryTotalGb,
         orZero(beat.optionalLong("memory_used_mb")), cards,
-        active, beat.strings("internal_ips"),
+        active, addresses(beat, "internal_ips", true), addresses(beat, "public_ips", false),
         beat.stringMap("labels"), beat.optionalString("topology"), Location.read(beat.optionalObject("location")),
         beat.optionalString("dedicated_tenant"));
+  }
+
+  /** The entries of an address list (absent: empty), each an IP literal, with a prefix only where allowed. */
+  private static List<String> addresses(BusPayload beat, String field, boolean prefixAllowed) {
+    List<String> addresses = beat.strings(field);
+    for (int i = 0; i < addresses.size(); i++) {
+      NetworkAddress address;
+      try {
+        address = NetworkAddress.parse(addresses.get(i));
+      } catch (IllegalArgumentException e) {
+        throw beat.bad(field + "[" + i + "]", e.getMessage());
+      }
+      if (address.prefixLength() != null && !prefixAllowed) {
+        throw beat.bad(field + "[" + i + "]", "a bare IP address is required (no prefix), got " + addresses.get(i));
+      }
+    }
+    return addresses;
   }
 
   private static long orZero(Long value) {

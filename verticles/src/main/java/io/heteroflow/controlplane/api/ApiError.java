@@ -29,6 +29,14 @@ public final class ApiError extends RuntimeException {
     return new ApiError(this.status, code, field, getMessage(), status);
   }
 
+  /** This refusal of a nested object's field, named by its path from the body ({@code members[3].gpu_required}). */
+  public ApiError within(String prefix) {
+    if (field == null) {
+      return new ApiError(status, code, prefix.replaceAll("\\.$", ""), prefix + " " + getMessage(), currentStatus);
+    }
+    return new ApiError(status, code, prefix + field, getMessage().replace(field, prefix + field), currentStatus);
+  }
+
   public static ApiError badField(String field, String message) {
     return new ApiError(400, "invalid_field", field, field + ": " + message);
   }

@@ -62,6 +62,7 @@ public final class ApiRouter {
     TenantStore tenants = stores.tenants();
     api.route().handler(ctx -> authenticate(ctx, tenants));
     new TaskRoutes(vertx, stores.tasks(), config.defaultTaskTimeout(), metrics).mount(api);
+    new GroupRoutes(vertx, stores.groups(), config.defaultTaskTimeout(), metrics).mount(api);
     new NodeRoutes(stores.nodes(), stores.tasks()).mount(api);
     new AdminRoutes(tenants).mount(api);
     new PluginRoutes(vertx, stores.plugins(), registry).mount(api);

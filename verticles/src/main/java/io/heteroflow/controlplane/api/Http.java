@@ -42,6 +42,27 @@ final class Http {
     };
   }
 
+  /** {@code ?limit=}: given at most once, an integer between 1 and {@code max}; {@code fallback} when absent. */
+  static int limit(RoutingContext ctx, int fallback, int max) {
+    if (ctx.queryParams().getAll("limit").size() > 1) {
+      throw ApiError.badField("limit", "must be given once");
+    }
+    String given = ctx.queryParams().get("limit");
+    if (given == null) {
+      return fallback;
+    }
+    int limit;
+    try {
+      limit = Integer.parseInt(given);
+    } catch (NumberFormatException e) {
+      throw ApiError.badField("limit", "must be an integer");
+    }
+    if (limit < 1 || limit > max) {
+      throw ApiError.badField("limit", "must be between 1 and " + max);
+    }
+    return limit;
+  }
+
   static Principal principal(RoutingContext ctx) {
     return ctx.get(PRINCIPAL);
   }

@@ -50,6 +50,16 @@ final class StrictJson {
     return new StrictJson(object);
   }
 
+  /** A nested object read as strictly as a body (its text was checked with the body's): unknown fields refused. */
+  static StrictJson of(JsonObject object, Predicate<String> known) {
+    for (String field : object.fieldNames()) {
+      if (!known.test(field)) {
+        throw ApiError.unknownField(printable(field));
+      }
+    }
+    return new StrictJson(object);
+  }
+
   /** The top-level fields with a non-null value, in body order (values as JSON gives them). */
   Map<String, Object> presentFields() {
     Map<String, Object> present = new LinkedHashMap<>();

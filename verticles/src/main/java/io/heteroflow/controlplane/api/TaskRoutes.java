@@ -84,21 +84,7 @@ final class TaskRoutes {
         statuses.add(status(wire.trim()));
       }
     }
-    int limit = 100;
-    if (ctx.queryParams().getAll("limit").size() > 1) {
-      throw ApiError.badField("limit", "must be given once");
-    }
-    String limitParam = ctx.queryParams().get("limit");
-    if (limitParam != null) {
-      try {
-        limit = Integer.parseInt(limitParam);
-      } catch (NumberFormatException e) {
-        throw ApiError.badField("limit", "must be an integer");
-      }
-      if (limit < 1 || limit > 1000) {
-        throw ApiError.badField("limit", "must be between 1 and 1000");
-      }
-    }
+    int limit = Http.limit(ctx, 100, 1000);
     return tasks.list(principal.admin() ? null : principal.tenant(), statuses, limit).map(tasks -> {
       JsonArray items = new JsonArray();
       tasks.forEach(task -> items.add(TaskView.of(task)));
@@ -125,6 +111,11 @@ final class TaskRoutes {
 
   private Future<Reply> stop(TaskRecord task, int attemptsLeft) {
     TaskStatus from = task.status();
+    if (task.groupId() != null && !from.isTerminal()) {
+      throw new ApiError(409, "group_member", null, "task " + task.id() + " is rank " + task.groupRank() + " of group "
+          + task.groupId() + ": a group stops as a whole (POST /api/v1/groups/" + task.groupId() + "/stop)")
+          .withCurrentStatus(from.wire());
+    }
     if (from == TaskStatus.STOPPING) {
       return Future.succeededFuture(new Reply(202, TaskView.of(task)));
     }

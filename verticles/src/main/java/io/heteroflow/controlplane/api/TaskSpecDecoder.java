@@ -58,6 +58,20 @@ public final class TaskSpecDecoder {
   /** Decodes a task; {@code defaultTimeout} is the configured default_task_timeout. */
   public static TaskSpec decode(Buffer body, int defaultTimeout) {
     StrictJson json = StrictJson.parse(body, FIELDS);
+    if (json.has("group_id")) {
+      json.string("group_id", null, 128, null); // its type is checked first, as for every field
+      throw ApiError.badField("group_id", "a task joins a group only when the group is created (POST /api/v1/groups"
+          + " with the task among its members)");
+    }
+    return decode(json, defaultTimeout);
+  }
+
+  /** Decodes one member of a group: a task spec as an object (no group_id: the group sets it). */
+  static TaskSpec decodeMember(JsonObject member, int defaultTimeout) {
+    return decode(StrictJson.of(member, field -> FIELDS.contains(field) && !field.equals("group_id")), defaultTimeout);
+  }
+
+  private static TaskSpec decode(StrictJson json, int defaultTimeout) {
     String name = json.requiredString("name", 128, NAME);
     String type = json.string("type", "job", 16, null);
     if (!TYPES.contains(type)) {
@@ -99,9 +113,8 @@ public final class TaskSpecDecoder {
     int grace = (int) json.integer("termination_grace_seconds", TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, 0,
         TaskSpec.MAX_TERMINATION_GRACE_SECONDS);
     Map<String, String> nodeSelector = json.stringMap("node_selector", 64, LABEL_KEY, 256);
-    String groupId = json.string("group_id", null, 128, NAME);
     Map<String, String> labels = json.stringMap("labels", 64, LABEL_KEY, 256);
     return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
-        gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, checkpoint(json), nodeSelector, groupId, labels);
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, checkpoint(json), nodeSelector, labels);
   }
 }

@@ -151,7 +151,10 @@ public final class NodeRegistryVerticle extends VerticleBase {
         return Future.succeededFuture(new Claim.Answer(false, task.status().wire()));
       }
       return tasks.transition(task.id(), TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)
-          .map(won -> new Claim.Answer(won, null));
+          .map(won -> {
+            groupMemberMoved(task, won);
+            return new Claim.Answer(won, null);
+          });
     });
   }
 
@@ -181,6 +184,7 @@ public final class NodeRegistryVerticle extends VerticleBase {
         "preempted on node " + nodeId + " (its agent confirmed the stop): back in the queue",
         details.lastCheckpointAt()) : details;
     return tasks.transition(task.id(), task.status(), target, settled).compose(won -> {
+      groupMemberMoved(task, won);
       if (won && preempted) {
         metrics.preemptions("settled", 1);
         if (task.preemptingSince() != null) {
@@ -194,6 +198,13 @@ public final class NodeRegistryVerticle extends VerticleBase {
       return tasks.get(task.id())
           .compose(fresh -> settle(fresh.orElseThrow(), nodeId, outcome, details, attemptsLeft - 1));
     });
+  }
+
+  /** A group member that moved wakes the group lifecycle (its own beat would find it a little later). */
+  private void groupMemberMoved(TaskRecord task, boolean moved) {
+    if (moved && task.groupId() != null) {
+      vertx.eventBus().publish(BusAddresses.GROUPS_KICK, Kick.because("member moved").toJson());
+    }
   }
 
   /** The task, or a 404 failure. */

@@ -7,6 +7,9 @@ import io.heteroflow.controlplane.scheduler.framework.SchedulingPipeline;
 import io.heteroflow.controlplane.store.NodeStore;
 import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.store.PreemptionStore;
+import io.heteroflow.controlplane.store.GroupRecord;
+import io.heteroflow.controlplane.store.GroupStore;
+import io.heteroflow.controlplane.scheduler.gang.GangPlanner;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
@@ -59,6 +62,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final NodeStore nodes;
   private final PluginConfigStore pluginConfigs;
   private final PreemptionStore preemptionStore;
+  private final GroupStore groupStore;
   private final PluginRegistry registry;
   private final SchedulingPipeline pipeline;
   private final Leadership leadership;
@@ -71,15 +75,17 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private SnapshotCache snapshots;
   private BindDispatcher binds;
   private Preemptions preemptions;
+  private GangScheduling gangs;
   private final Deque<UUID> immediate = new ArrayDeque<>();
 
-  public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PreemptionStore preemptionStore,
+  public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PreemptionStore preemptionStore, GroupStore groupStore,
                                PluginConfigStore pluginConfigs, PluginRegistry registry, SchedulingPipeline pipeline,
                                Leadership leadership, ControlPlaneMetrics metrics, Clock clock) {
     this.tasks = tasks;
     this.nodes = nodes;
     this.pluginConfigs = pluginConfigs;
     this.preemptionStore = preemptionStore;
+    this.groupStore = groupStore;
     this.registry = registry;
     this.pipeline = pipeline;
     this.leadership = leadership;
@@ -94,6 +100,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     binds = new BindDispatcher(vertx, tasks, leadership, metrics, clock, snapshots,
         () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
     preemptions = new Preemptions(vertx, preemptionStore, tasks, pipeline, leadership, metrics);
+    gangs = new GangScheduling(vertx, groupStore, new GangPlanner(pipeline), leadership, metrics, snapshots,
+        () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
     Future<Void> kicks = vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK,
         message -> BusPayload.answer(message, Kick::fromJson, kick -> {
           if (kick.taskId() != null && immediate.size() < IMMEDIATE_CAPACITY) {
@@ -155,19 +163,20 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     binds.beginQueueRead();
     Future<List<TaskRecord>> freshTasks = tasks.pendingAmong(fresh);
     Future<List<TaskRecord>> batch = tasks.pending(cursor, BATCH - fresh.size());
-    return Future.all(plugins, freshTasks, batch).compose(all -> {
+    Future<List<GangScheduling.Gang>> groups = gangs.read();
+    return Future.all(plugins, freshTasks, batch, groups).compose(all -> {
       List<TaskRecord> scanned = batch.result();
       List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned).stream()
           .filter(task -> !binds.isBinding(task.id())).toList();
-      if (tasks.isEmpty()) {
+      if (tasks.isEmpty() && groups.result().isEmpty()) {
         // nothing to place: keep the snapshot current anyway, so the next arrival's round reads little
         return snapshots.refresh().map(snapshot -> endOfPass(cursor != null));
       }
       return snapshots.refresh()
-          .compose(snapshot -> scheduleAll(tasks, snapshot, plugins.result()))
+          .compose(snapshot -> scheduleAll(tasks, groups.result(), snapshot, plugins.result()))
           .map(v -> {
             if (scanned.size() < BATCH - fresh.size()) {
-              return endOfPass(!immediate.isEmpty());
+              return endOfPass(!immediate.isEmpty() || gangs.more());
             }
             TaskRecord last = scanned.get(scanned.size() - 1);
             OffsetDateTime newest = cursor == null ? last.createdAt() : cursor.newestSeen();
@@ -191,6 +200,11 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     return ordered;
   }
 
+  private static boolean ahead(GroupRecord group, TaskRecord task) {
+    return group.priority() > task.priority()
+        || (group.priority() == task.priority() && group.createdAt().isBefore(task.createdAt()));
+  }
+
   /** The scan reached the queue's tail: start again from the head, at once only if this pass bound something. */
   private boolean endOfPass(boolean resumeAtOnce) {
     boolean again = boundThisPass || resumeAtOnce;
@@ -205,11 +219,18 @@ public final class SchedulerLoopVerticle extends VerticleBase {
    * found no node, records why the others stay pending, and hands the placements to the {@link BindDispatcher}. A
    * staged placement whose bind was refused is forgotten: its node is read again from PostgreSQL.
    */
-  private Future<Void> scheduleAll(List<TaskRecord> tasks, Snapshot snapshot, PluginSet plugins) {
+  private Future<Void> scheduleAll(List<TaskRecord> tasks, List<GangScheduling.Gang> groups, Snapshot snapshot,
+                                   PluginSet plugins) {
     snapshot.occupants().begin(clock.instant());
+    List<GangScheduling.Gang> decidedGroups = new ArrayList<>();
     return vertx.executeBlocking(() -> {
       List<Decided> decided = new ArrayList<>();
+      Deque<GangScheduling.Gang> waiting = new ArrayDeque<>(groups);
       for (TaskRecord task : tasks) {
+        // a group ahead of this task in queue order (priority, then FIFO) is decided, and staged, first
+        while (!waiting.isEmpty() && ahead(waiting.peek().group().group(), task)) {
+          decidedGroups.add(gangs.decide(waiting.poll(), snapshot, plugins));
+        }
         TaskRequest request = task.toRequest();
         Decision decision = pipeline.decide(request, snapshot, plugins);
         if (decision.isPlaced()) {
@@ -217,6 +238,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         }
         decided.add(new Decided(task, request, decision));
       }
+      waiting.forEach(gang -> decidedGroups.add(gangs.decide(gang, snapshot, plugins)));
       return decided;
     }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins)).compose(decided -> {
       snapshot.occupants().clear();
@@ -233,7 +255,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
           }));
         }
       }
-      boundThisPass |= !placed.isEmpty();
+      boundThisPass |= !placed.isEmpty() || decidedGroups.stream().anyMatch(gang -> gang.decision().placed());
+      unplaced.add(gangs.settle(decidedGroups).map(false));
       return Future.join(unplaced).compose(v -> {
         if (unplaced.stream().anyMatch(Future::result)) {
           vertx.setTimer(RETRY_MS, id -> requestRound());

@@ -71,7 +71,20 @@ public final class BatchBindStore {
     });
   }
 
+  /**
+   * Binds every request or none, inside the caller's transaction (a task group's members, SPEC §9): the same
+   * locks and checks as a batch, but the first refusal fails the whole transaction with that refusal.
+   */
+  Future<Result> bindAllOrNothing(SqlConnection conn, List<Request> requests, LeaderStore.Fence fence) {
+    return bindIn(conn, requests, fence, true);
+  }
+
   private Future<Result> bindIn(SqlConnection conn, List<Request> requests, LeaderStore.Fence fence) {
+    return bindIn(conn, requests, fence, false);
+  }
+
+  private Future<Result> bindIn(SqlConnection conn, List<Request> requests, LeaderStore.Fence fence,
+                                boolean allOrNothing) {
     Set<String> nodeSet = new TreeSet<>();
     requests.forEach(request -> nodeSet.add(request.nodeId()));
     String[] nodeIds = nodeSet.toArray(new String[0]);
@@ -110,6 +123,9 @@ public final class BatchBindStore {
               admitted.add(one);
               outcomes.add(new Outcome(true, one.port(), one.masterPort(), null, null, false));
             } catch (Rejected rejected) {
+              if (allOrNothing) {
+                throw rejected;
+              }
               outcomes.add(rejected.outcome());
             }
           }

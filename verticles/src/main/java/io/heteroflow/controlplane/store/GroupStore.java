@@ -45,9 +45,11 @@ public final class GroupStore {
 
   /** A bind's outcome: bound with where rank 0 listens, or refused (fenced: the term has passed). */
   public record Bound(boolean bound, String masterAddr, Integer masterPort, String backend, int domains,
-                      Map<String, Long> nodeVersions, ReasonCode code, String message, boolean fenced) {
+                      List<BindStore.Outcome> members, Map<String, Long> nodeVersions, ReasonCode code, String message,
+                      boolean fenced) {
     static Bound refused(BindStore.Outcome outcome) {
-      return new Bound(false, null, null, null, 0, Map.of(), outcome.code(), outcome.message(), outcome.fenced());
+      return new Bound(false, null, null, null, 0, List.of(), Map.of(), outcome.code(), outcome.message(),
+          outcome.fenced());
     }
 
     /** Another binder or a stop got to the group first: back off silently. */
@@ -180,8 +182,8 @@ public final class GroupStore {
       if (claimed.result().rowCount() != 1) {
         throw new Rejected(ReasonCode.BindConflict, null);
       }
-      return new Bound(true, wiring.masterAddr(), masterPort, wiring.backend(), wiring.domains(), bound.nodeVersions(),
-          null, null, false);
+      return new Bound(true, wiring.masterAddr(), masterPort, wiring.backend(), wiring.domains(), bound.outcomes(),
+          bound.nodeVersions(), null, null, false);
     });
   }
 

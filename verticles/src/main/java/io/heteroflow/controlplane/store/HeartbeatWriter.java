@@ -148,7 +148,8 @@ final class HeartbeatWriter {
         .addArrayOfString(strings.apply(beat -> beat.location().region()))
         .addArrayOfString(strings.apply(beat -> beat.location().zone()))
         .addArrayOfString(strings.apply(beat -> beat.location().rack()))
-        .addArrayOfString(strings.apply(Heartbeat::dedicatedTenant));
+        .addArrayOfString(strings.apply(Heartbeat::dedicatedTenant))
+        .addArrayOfString(strings.apply(beat -> new JsonArray(beat.publicIps()).encode()));
   }
 
   private static Tuple cardColumns(List<Heartbeat> beats) {

@@ -18,7 +18,8 @@ final class Sql {
   private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
       + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
-      + " master_port, last_checkpoint_at, preempting_since, nominated_node, nominated_until";
+      + " master_port, last_checkpoint_at, preempting_since, nominated_node, nominated_until, group_rank, group_attempt,"
+      + " distributed";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -31,8 +32,8 @@ final class Sql {
 
   // ---- tasks
   static final String INSERT_TASK = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
-      + " gpu_required, gpu_memory_mb, gpu_type, group_id, spec, idempotency_key, request_sha256, cpu_cores, memory_mb)"
-      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
+      + " gpu_required, gpu_memory_mb, gpu_type, spec, idempotency_key, request_sha256, cpu_cores, memory_mb)"
+      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
       + " ON CONFLICT ON CONSTRAINT one_task_per_idempotency_key DO NOTHING RETURNING " + TASK_COLUMNS;
   static final String TASK_BY_IDEMPOTENCY_KEY =
       "SELECT request_sha256, " + TASK_COLUMNS + " FROM tasks WHERE tenant = $1 AND idempotency_key = $2";
@@ -48,11 +49,11 @@ final class Sql {
    * The queue: priority descending, then FIFO; a round continues after the scan cursor (priority, created_at, id),
    * taking along any task of higher priority created after the newest one the pass has seen.
    */
-  static final String PENDING_BY_IDS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
+  static final String PENDING_BY_IDS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL"
       + " AND id = ANY($1)";
-  static final String PENDING_FROM_START = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
+  static final String PENDING_FROM_START = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL"
       + " ORDER BY priority DESC, created_at, id LIMIT $1";
-  static final String PENDING_CONTINUE = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending'"
+  static final String PENDING_CONTINUE = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL"
       + " AND (priority < $1 OR (priority = $1 AND (created_at, id) > ($2, $3)) OR (priority > $1 AND created_at > $5))"
       + " ORDER BY priority DESC, created_at, id LIMIT $4";
 
@@ -179,20 +180,22 @@ final class Sql {
   static final String ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF";
   /** A batch of heartbeats (HeartbeatWriter), one per node; a node's row changes only for a newer heartbeat. */
   static final String UPSERT_NODE_HEARTBEATS = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
-      + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, boot_id, heartbeat_seq,"
-      + " last_heartbeat_at, region, zone, rack, dedicated_tenant, boot_seen_at)"
+      + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, public_ips, boot_id,"
+      + " heartbeat_seq, last_heartbeat_at, region, zone, rack, dedicated_tenant, boot_seen_at)"
       + " SELECT h.id, h.vendor, 'online', h.cores, h.cpu, h.memory_total, h.memory_used, h.gpus, h.labels::jsonb,"
-      + " h.topology, h.ips::jsonb, h.boot, h.seq, now(), h.region, h.zone, h.rack, h.dedicated, now()"
+      + " h.topology, h.ips::jsonb, h.public_ips::jsonb, h.boot, h.seq, now(), h.region, h.zone, h.rack, h.dedicated,"
+      + " now()"
       + " FROM unnest($1::text[], $2::text[], $3::integer[], $4::float8[], $5::float8[], $6::bigint[], $7::integer[],"
       + " $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[], $15::text[],"
-      + " $16::text[]) AS h(id, vendor, cores, cpu, memory_total, memory_used, gpus, labels, topology, ips, boot, seq,"
-      + " region, zone, rack, dedicated)"
+      + " $16::text[], $17::text[]) AS h(id, vendor, cores, cpu, memory_total, memory_used, gpus, labels, topology, ips,"
+      + " boot, seq, region, zone, rack, dedicated, public_ips)"
       + " ON CONFLICT (id) DO UPDATE SET gpu_vendor = EXCLUDED.gpu_vendor,"
       + " status = CASE WHEN nodes.status = 'offline' THEN 'online' ELSE nodes.status END,"
       + " cpu_cores = EXCLUDED.cpu_cores, cpu_percent = EXCLUDED.cpu_percent,"
       + " memory_total_gb = EXCLUDED.memory_total_gb, memory_used_mb = EXCLUDED.memory_used_mb,"
       + " gpu_total = EXCLUDED.gpu_total, agent_labels = EXCLUDED.agent_labels, topology = EXCLUDED.topology,"
-      + " internal_ips = EXCLUDED.internal_ips, boot_id = EXCLUDED.boot_id, heartbeat_seq = EXCLUDED.heartbeat_seq,"
+      + " internal_ips = EXCLUDED.internal_ips, public_ips = EXCLUDED.public_ips, boot_id = EXCLUDED.boot_id,"
+      + " heartbeat_seq = EXCLUDED.heartbeat_seq,"
       + " boot_seen_at = CASE WHEN nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id THEN now() ELSE nodes.boot_seen_at END,"
       + " last_heartbeat_at = now(), region = COALESCE(nodes.region, EXCLUDED.region),"
       + " zone = COALESCE(nodes.zone, EXCLUDED.zone), rack = COALESCE(nodes.rack, EXCLUDED.rack),"
@@ -374,6 +377,70 @@ final class Sql {
   static final String PENDING_BY_REASON_AND_BAND = "SELECT coalesce(reason_code, 'None') AS reason,"
       + " CASE WHEN priority >= 80 THEN 'high' WHEN priority >= 40 THEN 'normal' ELSE 'low' END AS band,"
       + " count(*) AS n FROM tasks WHERE status = 'pending' GROUP BY 1, 2";
+
+  // ---- task groups (GroupStore): a group and its members of the current attempt
+  static final String GROUP_COLUMNS = "id, tenant, name, type, gpu_type, parallelism, priority, status, member_count,"
+      + " max_restarts, restart_count, reason_code, reason_message, master_node, master_addr, master_port, backend,"
+      + " network_domains, ending, created_at, scheduled_at, finished_at, version";
+  static final String INSERT_GROUP = "INSERT INTO task_groups (id, tenant, name, type, gpu_type, parallelism, priority,"
+      + " status, member_count, max_restarts) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9)"
+      + " RETURNING " + GROUP_COLUMNS;
+  static final String INSERT_MEMBER = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
+      + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, group_attempt)"
+      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0)";
+  /** The members of a new attempt: copies of the last attempt's, pending again (a group restart). */
+  static final String INSERT_NEXT_ATTEMPT = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
+      + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, group_attempt)"
+      + " SELECT gen_random_uuid(), tenant, name, type, 'pending', priority, preemptible, gpu_required, gpu_memory_mb,"
+      + " gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, $2 + 1 FROM tasks"
+      + " WHERE group_id = $1 AND group_attempt = $2 RETURNING id";
+  static final String INSERT_CREATED_EVENTS = "INSERT INTO task_events (task_id, kind, to_status, message)"
+      + " SELECT id, 'transition', 'pending', $2 FROM unnest($1::uuid[]) AS id";
+  static final String GROUP_BY_ID = "SELECT " + GROUP_COLUMNS + " FROM task_groups WHERE id = $1";
+  static final String GROUPS_FILTERED = "SELECT " + GROUP_COLUMNS + " FROM task_groups"
+      + " WHERE ($1::text IS NULL OR tenant = $1) ORDER BY created_at DESC, id LIMIT $2";
+  static final String MEMBERS_OF_GROUPS = "SELECT " + TASK_COLUMNS + " FROM tasks t WHERE group_id = ANY($1)"
+      + " AND group_attempt = (SELECT restart_count FROM task_groups g WHERE g.id = t.group_id)"
+      + " ORDER BY group_id, group_rank";
+  /** The group queue, like the task queue: priority descending, then FIFO, continuing after a cursor. */
+  static final String PENDING_GROUPS = "SELECT " + GROUP_COLUMNS + " FROM task_groups WHERE status = 'pending'"
+      + " AND ($1::integer IS NULL OR priority < $1 OR (priority = $1 AND (created_at, id) > ($2, $3)))"
+      + " ORDER BY priority DESC, created_at, id LIMIT $4";
+  static final String UNFINISHED_GROUPS = "SELECT " + GROUP_COLUMNS + " FROM task_groups"
+      + " WHERE status IN ('scheduled', 'running', 'stopping') ORDER BY created_at, id LIMIT $1";
+  /** The group's claim at its bind, the current attempt's: pending → scheduled, with where rank 0 listens. */
+  static final String CAS_GROUP_BOUND = "UPDATE task_groups SET status = 'scheduled', master_node = $3, master_addr = $4,"
+      + " master_port = $5, backend = $6, network_domains = $7, reason_code = NULL, reason_message = NULL,"
+      + " scheduled_at = now(), version = version + 1 WHERE id = $1 AND status = 'pending' AND restart_count = $2"
+      + " RETURNING id";
+  static final String SET_MEMBERS_DISTRIBUTED = "UPDATE tasks t SET distributed = d.wiring::jsonb"
+      + " FROM unnest($1::uuid[], $2::text[]) AS d(id, wiring) WHERE t.id = d.id";
+  static final String NODE_ADDRESSES = "SELECT id, gpu_vendor, labels, agent_labels, internal_ips, public_ips FROM nodes"
+      + " WHERE id = ANY($1)";
+  /** A pending group's reason, on the group and on each pending member, with a ledger entry when it changed. */
+  static final String SET_GROUP_REASON = "WITH changed AS (UPDATE task_groups SET reason_code = $2, reason_message = $3"
+      + " WHERE id = $1 AND status = 'pending' AND (reason_code IS DISTINCT FROM $2 OR reason_message IS DISTINCT FROM $3)"
+      + " RETURNING id, restart_count), members AS (UPDATE tasks t SET reason_code = $2, reason_message = $3"
+      + " FROM changed c WHERE t.group_id = c.id AND t.group_attempt = c.restart_count AND t.status = 'pending'"
+      + " RETURNING t.id) INSERT INTO task_events (task_id, kind, code, message)"
+      + " SELECT id, 'unschedulable', $2, $3 FROM members";
+  /** Any move of a group, CAS on its version; the ending and reason are kept unless given. */
+  static final String CAS_GROUP_STATUS = "UPDATE task_groups SET status = $3, version = version + 1,"
+      + " ending = CASE WHEN $3 = 'pending' THEN NULL ELSE COALESCE($4, ending) END,"
+      + " reason_code = CASE WHEN $5::text IS NULL THEN reason_code ELSE $5 END,"
+      + " reason_message = CASE WHEN $5::text IS NULL THEN reason_message ELSE $6 END,"
+      + " restart_count = restart_count + CASE WHEN $3 = 'pending' THEN 1 ELSE 0 END,"
+      + " master_node = CASE WHEN $3 = 'pending' THEN NULL ELSE master_node END,"
+      + " master_addr = CASE WHEN $3 = 'pending' THEN NULL ELSE master_addr END,"
+      + " master_port = CASE WHEN $3 = 'pending' THEN NULL ELSE master_port END,"
+      + " scheduled_at = CASE WHEN $3 = 'pending' THEN NULL ELSE scheduled_at END,"
+      + " finished_at = CASE WHEN $3 IN ('succeeded', 'failed', 'stopped') THEN now() ELSE finished_at END"
+      + " WHERE id = $1 AND version = $2 RETURNING " + GROUP_COLUMNS;
+  /** Every pending member of the group's current attempt stopped at once (a stop of a group that waits). */
+  static final String STOP_PENDING_MEMBERS = "WITH stopped AS (UPDATE tasks SET status = 'stopped', version = version + 1,"
+      + " finished_at = now(), reason_code = $3, reason_message = $4 WHERE group_id = $1 AND group_attempt = $2"
+      + " AND status = 'pending' RETURNING id) INSERT INTO task_events (task_id, kind, from_status, to_status, code,"
+      + " message) SELECT id, 'transition', 'pending', 'stopped', $3, $4 FROM stopped";
 
   static final String HEALTH = "SELECT 1";
 }

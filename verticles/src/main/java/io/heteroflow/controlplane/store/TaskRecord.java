@@ -16,20 +16,21 @@ import java.util.UUID;
 
 /** One row of {@code tasks}; {@code nominatedNode} is meaningful only while it is pending and not expired. */
 public record TaskRecord(UUID id, String tenant, String name, String type, TaskStatus status, int priority,
-                         boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType, String groupId,
+                         boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType, UUID groupId,
                          JsonObject spec, String nodeId, List<Integer> gpuIndices, String reasonCode,
                          String reasonMessage, Integer exitCode, int preemptCount, OffsetDateTime createdAt,
                          OffsetDateTime scheduledAt, OffsetDateTime startedAt, OffsetDateTime finishedAt,
                          long version, double cpuCores, long memoryMb, Integer hostPort, Shard shard,
                          Long boundTerm, Integer masterPort, OffsetDateTime lastCheckpointAt,
-                         OffsetDateTime preemptingSince, String nominatedNode, OffsetDateTime nominatedUntil) {
+                         OffsetDateTime preemptingSince, String nominatedNode, OffsetDateTime nominatedUntil,
+                         Integer groupRank, Integer groupAttempt, JsonObject distributed) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
     return new TaskRecord(row.getUUID("id"), row.getString("tenant"), row.getString("name"), row.getString("type"),
         TaskStatus.fromWire(row.getString("status")), row.getInteger("priority"), row.getBoolean("preemptible"),
         row.getInteger("gpu_required"), row.getLong("gpu_memory_mb"), row.getString("gpu_type"),
-        row.getString("group_id"), (JsonObject) row.getValue("spec"), row.getString("node_id"),
+        row.getUUID("group_id"), (JsonObject) row.getValue("spec"), row.getString("node_id"),
         indices == null ? List.of() : List.of(indices), row.getString("reason_code"), row.getString("reason_message"),
         row.getInteger("exit_code"), row.getInteger("preempt_count"), row.getOffsetDateTime("created_at"),
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("started_at"),
@@ -37,7 +38,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getLong("memory_mb"), row.getInteger("host_port"), Shard.fromJson((JsonObject) row.getValue("shard")),
         row.getLong("bound_term"), row.getInteger("master_port"), row.getOffsetDateTime("last_checkpoint_at"),
         row.getOffsetDateTime("preempting_since"), row.getString("nominated_node"),
-        row.getOffsetDateTime("nominated_until"));
+        row.getOffsetDateTime("nominated_until"), row.getInteger("group_rank"), row.getInteger("group_attempt"),
+        (JsonObject) row.getValue("distributed"));
   }
 
   /** The Run message for this task bound where the row says (repeated in heartbeat replies until claimed). */
@@ -47,8 +49,14 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
 
   /** The Run message for this task on these cards or this shard, bound under {@code term}. */
   public Run run(List<Integer> cards, Shard onShard, Integer hostPortBound, Integer masterPortBound, Long term) {
+    return run(cards, onShard, hostPortBound, masterPortBound, term, Run.Distributed.fromJson(distributed));
+  }
+
+  /** The same, for a group member bound with its place in the group's world. */
+  public Run run(List<Integer> cards, Shard onShard, Integer hostPortBound, Integer masterPortBound, Long term,
+                 Run.Distributed inGroup) {
     return new Run(id, term == null ? 0 : term, preemptCount, name, spec.getString("image"), command(), env(), cards, onShard,
-        hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds(), checkpoint());
+        hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds(), checkpoint(), inGroup);
   }
 
   public List<String> command() {

@@ -12,7 +12,7 @@ public record TaskSpec(String name, String type, String image, List<String> comm
                        int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
                        List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds, int terminationGraceSeconds,
                        Checkpoint checkpoint,
-                       Map<String, String> nodeSelector, String groupId, Map<String, String> labels) {
+                       Map<String, String> nodeSelector, Map<String, String> labels) {
 
   public static final int DEFAULT_TIMEOUT_SECONDS = Run.DEFAULT_TIMEOUT_SECONDS;
   public static final int DEFAULT_PRIORITY = 50;
@@ -26,6 +26,12 @@ public record TaskSpec(String name, String type, String image, List<String> comm
     gpuModels = gpuModels == null ? List.of() : List.copyOf(gpuModels);
     nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
     labels = labels == null ? Map.of() : Map.copyOf(labels);
+  }
+
+  /** This spec with another name and gpu_type (a group member named by its rank, or given the group's type). */
+  public TaskSpec with(String newName, String newGpuType) {
+    return new TaskSpec(newName, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, newGpuType,
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels);
   }
 
   /** The fields kept in the {@code spec} column (those without a column of their own). */

@@ -59,7 +59,7 @@ public final class TaskStore {
       return Tuple.tuple().addUUID(UUID.randomUUID()).addString(tenant).addString(spec.name())
           .addString(spec.type()).addInteger(spec.priority()).addBoolean(spec.preemptible())
           .addInteger(spec.gpuRequired()).addLong(spec.gpuMemoryMb()).addString(spec.gpuType())
-          .addString(spec.groupId()).addValue(spec.toSpecJson()).addString(idempotencyKey).addString(requestSha256)
+          .addValue(spec.toSpecJson()).addString(idempotencyKey).addString(requestSha256)
           .addDouble(spec.cpuCores()).addLong(spec.memoryMb());
     }
   }

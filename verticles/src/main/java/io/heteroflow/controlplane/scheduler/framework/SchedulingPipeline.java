@@ -84,6 +84,38 @@ public final class SchedulingPipeline {
   }
 
   /**
+   * Every node's verdict for {@code task} on the snapshot as it stands, the feasible ones scored: how a group
+   * member is judged (its group then chooses among them, {@link #placeOn}). No memo and no PostFilter: a group is
+   * decided as a unit.
+   */
+  public Feasibility feasibility(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
+    CycleState state = new CycleState();
+    List<NodeEvaluation> evaluations = new ArrayList<>(snapshot.size());
+    for (PreFilterPlugin preFilter : plugins.preFilters()) {
+      Status verdict = preFilter.preFilter(task, snapshot, state);
+      if (!verdict.isOk()) {
+        snapshot.nodeViews().forEach(node -> evaluations.add(new NodeEvaluation(node, verdict, 0, 0)));
+        return new Feasibility(task, evaluations, snapshot.size());
+      }
+    }
+    List<FilterPlugin> filters = filters(plugins);
+    for (NodeInfo node : snapshot.nodeViews()) {
+      evaluations.add(evaluate(task, node, snapshot, plugins, filters, state));
+    }
+    return new Feasibility(task, evaluations, snapshot.size());
+  }
+
+  /** Whether {@code node}, as the snapshot has it now, passes every filter for {@code task}. */
+  public boolean passes(TaskRequest task, NodeInfo node, Snapshot snapshot, PluginSet plugins) {
+    return filter(task, node, snapshot, filters(plugins), new CycleState()).feasible();
+  }
+
+  /** Reserve and Bind for {@code task} on a node that passed its filters: the cards (or shard), or why not. */
+  public Decision placeOn(TaskRequest task, NodeInfo node, double score, Snapshot snapshot, PluginSet plugins) {
+    return place(task, node, score, snapshot, plugins, new CycleState());
+  }
+
+  /**
    * The same decision from the snapshot's memo: only nodes changed since this shape was last decided are judged.
    * The memo judges the shape (no task id), so a nominated task's own node — held against every other task of
    * its shape — is judged again for the task itself.
