@@ -133,7 +133,7 @@ final class PreemptionBench {
       int cards = !mixed ? 1 : PREEMPTOR_CARDS[roll < 4 ? 0 : roll < 7 ? 1 : roll < 9 ? 2 : 3];
       tasks.add(new TaskMix.Task(new TaskSpec(name, "job", null, List.of("sleep", "3600"), Map.of(), priority,
           preemptible, cards, 0, null, List.of(), 0, 0, TaskSpec.DEFAULT_TIMEOUT_SECONDS,
-          TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, null, Map.of(), null, Map.of())));
+          TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, null, Map.of(), Map.of())));
     }
     return tasks;
   }

@@ -77,6 +77,6 @@ final class TaskMix {
                        long memoryMb, Map<String, String> nodeSelector) {
     return new TaskSpec(name, type, null, List.of("sleep", "60"), Map.of(), priority, false, cards, gpuMemoryMb,
         null, List.of(), cpuCores, memoryMb, TaskSpec.DEFAULT_TIMEOUT_SECONDS,
-        TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, null, nodeSelector, null, Map.of());
+        TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, null, nodeSelector, Map.of());
   }
 }

@@ -72,7 +72,7 @@ public final class StoreFixture implements BeforeAllCallback, AfterAllCallback {
 
   public TaskRecord task(String type, int gpus) throws Exception {
     TaskSpec spec = new TaskSpec("t", type, null, List.of("true"), Map.of(), 50, false, gpus, 0, null, List.of(),
-        0, 0, 60, 10, null, Map.of(), null, Map.of());
+        0, 0, 60, 10, null, Map.of(), Map.of());
     return await(tasks.create("default", spec, null, "x")).task();
   }
 

@@ -20,7 +20,7 @@ class QueueScanTest {
 
   private static TaskRecord task(int priority) throws Exception {
     TaskSpec spec = new TaskSpec("q", "job", null, List.of("true"), Map.of(), priority, false, 1, 0, null, List.of(),
-        0, 0, 60, 10, null, Map.of(), null, Map.of());
+        0, 0, 60, 10, null, Map.of(), Map.of());
     return await(store.tasks.create("default", spec, null, "x")).task();
   }
 

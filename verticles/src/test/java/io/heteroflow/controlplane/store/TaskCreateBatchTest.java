@@ -24,7 +24,7 @@ class TaskCreateBatchTest {
 
   private static TaskSpec spec(String name, String type, boolean preemptible) {
     return new TaskSpec(name, type, null, List.of("true"), Map.of(), 50, preemptible, 1, 0, null, List.of(), 0, 0,
-        60, 10, null, Map.of(), null, Map.of());
+        60, 10, null, Map.of(), Map.of());
   }
 
   @Test
