@@ -56,6 +56,11 @@ public final class StoreFixture implements BeforeAllCallback, AfterAllCallback {
   }
 
   public void node(String id, int cards) throws Exception {
+    node(id, cards, new JsonArray());
+  }
+
+  /** A node reporting these internal addresses (CIDR form, for network domains). */
+  public void node(String id, int cards, JsonArray internalIps) throws Exception {
     JsonArray cardReports = new JsonArray();
     for (int i = 0; i < cards; i++) {
       cardReports.add(new JsonObject().put("index", i).put("model", "A100").put("memory_total_mb", 81920)
@@ -63,7 +68,7 @@ public final class StoreFixture implements BeforeAllCallback, AfterAllCallback {
     }
     await(nodes.applyHeartbeat(Heartbeat.fromJson(new JsonObject().put("node_id", id).put("boot_id", "b1").put("seq", 1)
         .put("gpu_vendor", "nvidia").put("cpu_cores", 64).put("cpu_percent", 5.0).put("memory_total_gb", 512.0)
-        .put("memory_used_mb", 1024).put("cards", cardReports))));
+        .put("memory_used_mb", 1024).put("cards", cardReports).put("internal_ips", internalIps))));
   }
 
   public TaskRecord task(int gpus) throws Exception {

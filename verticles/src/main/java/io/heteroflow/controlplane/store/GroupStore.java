@@ -194,14 +194,14 @@ public final class GroupStore {
       Map<String, String> labels = new HashMap<>(TaskRecord.stringMap((JsonObject) row.getValue("agent_labels")));
       labels.putAll(TaskRecord.stringMap((JsonObject) row.getValue("labels")));
       nodes.put(row.getString("id"), new NetworkDomains.NodeAddresses(row.getString("id"), row.getString("gpu_vendor"),
-          labels, strings((JsonArray) row.getValue("internal_ips")), strings((JsonArray) row.getValue("public_ips"))));
+          labels, strings(row.getValue("internal_ips")), strings(row.getValue("public_ips"))));
     }
     return nodes;
   }
 
-  private static List<String> strings(JsonArray array) {
+  private static List<String> strings(Object column) {
     List<String> values = new ArrayList<>();
-    if (array != null) {
+    if (column instanceof JsonArray array) {
       array.forEach(value -> values.add(String.valueOf(value)));
     }
     return values;
