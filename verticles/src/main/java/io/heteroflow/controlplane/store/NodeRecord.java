@@ -13,7 +13,7 @@ import java.util.Map;
  * asked for and tasks still run there; {@code dedicatedByAdmin}: the dedicated tenant is an admin's, which
  * heartbeats never change.
  */
-public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArray internalIps,
+public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArray internalIps, JsonArray publicIps,
                          Map<Integer, String> cardUuids, boolean draining, boolean dedicatedByAdmin) {
 
   public JsonObject toJson() {
@@ -42,6 +42,7 @@ public record NodeRecord(NodeInfo info, OffsetDateTime lastHeartbeatAt, JsonArra
         .put("labels", new JsonObject(Map.copyOf(info.labels())))
         .put("topology", info.topology())
         .put("internal_ips", internalIps)
+        .put("public_ips", publicIps)
         .put("cpu_cores", info.cpuCores())
         .put("cpu_percent", info.cpuPercent())
         .put("memory_total_gb", info.memoryTotalGb())

@@ -310,8 +310,10 @@ public final class NodeStore {
         row.getInteger("gpu_used"), row.getDouble("cpu_allocated"), row.getLong("memory_allocated_mb"),
         row.getLong("inference_tasks").intValue(), cards, use, row.getBoolean("cordoned"));
     Object ips = row.getValue("internal_ips");
+    Object publicIps = row.getValue("public_ips");
     return new NodeRecord(info, row.getOffsetDateTime("last_heartbeat_at"),
-        ips instanceof JsonArray array ? array : new JsonArray(), uuids, row.getBoolean("draining"),
+        ips instanceof JsonArray array ? array : new JsonArray(),
+        publicIps instanceof JsonArray array ? array : new JsonArray(), uuids, row.getBoolean("draining"),
         row.getBoolean("dedicated_by_admin"));
   }
 }

@@ -240,7 +240,7 @@ final class Sql {
       + " (SELECT 1 FROM tasks t WHERE t.id = r.id AND t.node_id = $1 AND t.status IN " + ACTIVE_STATES + ")";
 
   private static final String NODE_COLUMNS = "n.id, n.gpu_vendor, n.status, n.executable, n.dedicated_tenant, n.region,"
-      + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.cpu_cores, n.cpu_percent,"
+      + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.public_ips, n.cpu_cores, n.cpu_percent,"
       + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, n.last_heartbeat_at, n.cpu_allocated,"
       + " n.memory_allocated_mb, (SELECT count(*) FROM tasks t WHERE t.node_id = n.id AND t.type = 'inference'"
       + " AND t.status IN " + ACTIVE_STATES + ") AS inference_tasks, n.cordoned, n.dedicated_by_admin,"

@@ -14,7 +14,8 @@ import java.util.Set;
  * How a placed group's ranks reach rank 0 (SPEC §9), decided from the nodes' network domains, never guessed
  * from IP prefixes. A node's domain is its labels {@code heteroflow.network_zone} / {@code heteroflow.vpc_id}
  * when it has either, else the subnet of its first reported internal address ({@code 10.0.1.5/24}); an address
- * reported without a prefix length is a domain of its own node. The same internal address on two nodes of one
+ * reported without a prefix length is a domain of its own node; loopback addresses (nodes simulated on one host)
+ * are one domain. The same internal address on two nodes of one
  * group means two VPCs (private ranges collide across VPCs), so those nodes are split into domains of their own.
  * One domain: MASTER_ADDR is rank 0's internal address and the backend the vendor's collective library (NCCL,
  * HCCL, …; gloo when the members do not share one vendor or use no cards). Several: rank 0's public address and
@@ -71,6 +72,9 @@ public final class NetworkDomains {
       return "none:" + node.nodeId();
     }
     NetworkAddress first = parsed(node.internalIps().get(0));
+    if (first != null && loopback(first)) {
+      return "loopback"; // nodes simulated on one host: they all reach each other there
+    }
     if (first == null || first.prefixLength() == null) {
       return "host:" + node.nodeId();
     }
@@ -82,7 +86,8 @@ public final class NetworkDomains {
     Map<String, Set<String>> holders = new HashMap<>();
     for (NodeAddresses node : nodes) {
       for (String ip : node.internalIps()) {
-        String address = address(ip);
+        NetworkAddress parsed = parsed(ip);
+        String address = parsed == null || loopback(parsed) ? null : parsed.ip();
         if (address != null) {
           holders.computeIfAbsent(address, key -> new HashSet<>()).add(node.nodeId());
         }
@@ -101,6 +106,11 @@ public final class NetworkDomains {
       return GLOO;
     }
     return GpuVendor.fromId(vendor).map(GpuVendor::collectiveBackend).orElse(GLOO);
+  }
+
+  /** 127.0.0.0/8 or ::1: this host only, never a collision between VPCs. */
+  private static boolean loopback(NetworkAddress address) {
+    return address.ip().startsWith("127.") || address.ip().equals("::1");
   }
 
   private static NetworkAddress parsed(String text) {

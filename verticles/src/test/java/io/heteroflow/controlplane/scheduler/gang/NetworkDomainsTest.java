@@ -64,6 +64,13 @@ class NetworkDomainsTest {
   }
 
   @Test
+  void nodesSimulatedOnOneHostShareTheLoopbackDomain() {
+    Wiring wiring = NetworkDomains.wire(List.of(node("sim-1", "nvidia", Map.of(), "127.0.0.1"),
+        node("sim-2", "nvidia", Map.of(), "127.0.0.1")), true);
+    assertEquals(new Wiring("127.0.0.1", "nccl", 1, null), wiring, "loopback is never a VPC collision");
+  }
+
+  @Test
   void mixedVendorsOrNoCardsUseGlooAndMembersOnOneNodeAreOneDomain() {
     assertEquals("gloo", NetworkDomains.wire(List.of(node("a", "nvidia", Map.of(), "10.0.1.5/24"),
         node("b", "ascend", Map.of(), "10.0.1.6/24")), true).backend());
