@@ -146,7 +146,68 @@ final class BenchSql {
       + " (SELECT count(*) FROM tasks WHERE name = 'fill' AND preempt_count > 0) AS requeued,"
       + " (SELECT count(*) FROM task_events WHERE to_status = 'preempting') AS preempting_transitions FROM plans";
 
+  // ---- bench --scenario gangs (GangBench, GangFigures)
+  /** The groups with some members bound and some pending: must never answer a row (one transaction binds a group). */
+  static final String PARTIAL_GROUPS = "SELECT group_id FROM tasks WHERE group_id IS NOT NULL GROUP BY group_id"
+      + " HAVING count(*) FILTER (WHERE status='pending') > 0 AND count(*) FILTER (WHERE status<>'pending') > 0";
+  /**
+   * The groups named $1: how many, how many bound, seconds from the first task's submit ($1's earliest created_at,
+   * singles and members alike) to the last group's bind, and each group's submit→scheduled quantiles.
+   */
+  static final String GROUP_FIGURES = "WITH first AS (SELECT min(created_at) AS t0 FROM tasks WHERE name = $1)"
+      + " SELECT count(*) AS groups, count(g.scheduled_at) AS bound, coalesce(sum(g.member_count) FILTER (WHERE"
+      + " g.scheduled_at IS NOT NULL), 0) AS members_bound,"
+      + " extract(epoch FROM max(g.scheduled_at) - (SELECT t0 FROM first))::float8 AS total,"
+      + " extract(epoch FROM max(g.created_at) - (SELECT t0 FROM first))::float8 AS last_created,"
+      + " extract(epoch FROM min(g.scheduled_at) - (SELECT t0 FROM first))::float8 AS first_bound,"
+      + " (percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM g.scheduled_at - g.created_at)))::float8 AS p50,"
+      + " (percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM g.scheduled_at - g.created_at)))::float8 AS p99,"
+      + " max(extract(epoch FROM g.scheduled_at - g.created_at))::float8 AS max FROM task_groups g WHERE g.name = $1";
+  /** Groups named $1 bound in each whole second since the first group's bind, quiet seconds included. */
+  static final String GROUPS_PER_SECOND = "WITH b AS (SELECT floor(extract(epoch FROM scheduled_at - min(scheduled_at)"
+      + " OVER ()))::int AS s FROM task_groups WHERE name = $1 AND scheduled_at IS NOT NULL)"
+      + " SELECT g AS second, (SELECT count(*) FROM b WHERE b.s = g) AS n"
+      + " FROM generate_series(0, (SELECT max(s) FROM b)) g ORDER BY g";
+  /** Single tasks (no group) named $1: how many bound, and seconds from the first submit to the last single's bind. */
+  static final String SINGLE_FIGURES = "SELECT count(scheduled_at) FILTER (WHERE group_id IS NULL) AS bound,"
+      + " extract(epoch FROM max(scheduled_at) FILTER (WHERE group_id IS NULL) - min(created_at))::float8 AS s"
+      + " FROM tasks WHERE name = $1";
+  /** Where the placed groups named $1 landed: racks per group, against the fewest the largest rack allows. */
+  static final String GROUP_SPREAD = "WITH placed AS (SELECT t.group_id, count(*) AS members,"
+      + " count(DISTINCT (n.region, n.zone, n.rack)) AS racks, count(DISTINCT n.id) AS nodes FROM tasks t"
+      + " JOIN task_groups g ON g.id = t.group_id JOIN nodes n ON n.id = t.node_id WHERE g.name = $1"
+      + " AND t.status <> 'pending' GROUP BY 1), rack AS (SELECT max(c) AS size FROM (SELECT count(*) AS c FROM nodes"
+      + " GROUP BY region, zone, rack, gpu_vendor) x)"
+      + " SELECT coalesce(avg(racks), 0)::float8 AS racks_mean, coalesce(avg(nodes), 0)::float8 AS nodes_mean,"
+      + " count(*) FILTER (WHERE racks <= ceil(members / (SELECT size FROM rack)::float8)) AS fewest,"
+      + " (SELECT size FROM rack) AS rack_size FROM placed";
+
+  /** What must hold for task groups after a run (GangBench), counts that must be zero like INVARIANTS. */
+  static final Map<String, String> GANG_INVARIANTS = ordered(
+      "group partly bound: some members pending, others not",
+      "SELECT count(*) FROM (" + PARTIAL_GROUPS + ") x",
+      "group whose status disagrees with its members (placed with a pending member, or pending with a bound one)",
+      "SELECT count(*) FROM task_groups g WHERE EXISTS (SELECT 1 FROM tasks t WHERE t.group_id = g.id"
+          + " AND t.group_attempt = g.restart_count AND (t.status = 'pending') <> (g.status = 'pending'))",
+      "group whose current attempt has another member count than declared",
+      "SELECT count(*) FROM task_groups g WHERE g.member_count <> (SELECT count(*) FROM tasks t"
+          + " WHERE t.group_id = g.id AND t.group_attempt = g.restart_count)",
+      "placed group whose members' nodes mix GPU vendors",
+      "SELECT count(*) FROM (SELECT t.group_id FROM tasks t JOIN nodes n ON n.id = t.node_id WHERE t.group_id IS NOT"
+          + " NULL AND t.status <> 'pending' GROUP BY 1 HAVING count(DISTINCT n.gpu_vendor) > 1) x",
+      "bound member without its distributed environment (world, rank, master)",
+      "SELECT count(*) FROM tasks WHERE group_id IS NOT NULL AND status <> 'pending' AND distributed IS NULL");
+
   static final Map<String, String> INVARIANTS = invariants();
+
+  /** Name, statement, name, statement, …: in that order. */
+  private static Map<String, String> ordered(String... pairs) {
+    Map<String, String> checks = new LinkedHashMap<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      checks.put(pairs[i], pairs[i + 1]);
+    }
+    return Collections.unmodifiableMap(checks);
+  }
 
   private static Map<String, String> invariants() {
     Map<String, String> checks = new LinkedHashMap<>();

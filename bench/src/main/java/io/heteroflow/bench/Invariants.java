@@ -13,8 +13,13 @@ final class Invariants {
   private Invariants() {}
 
   static JsonArray check(Pool client) throws Exception {
+    return check(client, BenchSql.INVARIANTS);
+  }
+
+  /** The violated ones of {@code checks} (name → a count of offending rows that must be zero). */
+  static JsonArray check(Pool client, Map<String, String> checks) throws Exception {
     JsonArray violations = new JsonArray();
-    for (Map.Entry<String, String> check : BenchSql.INVARIANTS.entrySet()) {
+    for (Map.Entry<String, String> check : checks.entrySet()) {
       long rows = BenchFutures.await(client.query(check.getValue()).execute()).iterator().next().getLong(0);
       if (rows != 0) {
         violations.add(new JsonObject().put("check", check.getKey()).put("rows", rows));

@@ -89,11 +89,21 @@ final class SimulatedFleet {
     return new JsonObject().put("node_id", nodeId).put("boot_id", "bench-boot").put("seq", sequence)
         .put("gpu_vendor", vendor.id()).put("cpu_cores", 128).put("cpu_percent", 5.0)
         .put("memory_total_gb", 1024.0).put("memory_used_mb", 16384).put("cards", cards)
-        .put("active_tasks", new JsonArray()).put("internal_ips", new JsonArray().add("10.0.0." + (number % 250 + 1)))
+        .put("active_tasks", new JsonArray()).put("internal_ips", new JsonArray().add(internalIp(number)))
         .put("labels", new JsonObject()).put("topology", null)
         .put("location", new JsonObject().put("region", "bench").put("zone", "z" + (number % 4))
             .put("rack", "r" + (number / 40)))
         .put("dedicated_tenant", null);
+  }
+
+  /**
+   * A node's own address in one 10.0.0.0/8 subnet: one network domain, so a task group's ranks reach rank 0 at its
+   * internal address (a bare address would make each node a domain of its own, and two nodes reporting one address
+   * would count as two VPCs: the group would need a public address and never bind).
+   */
+  static String internalIp(int number) {
+    int host = number + 1;
+    return "10." + (host >> 16 & 255) + "." + (host >> 8 & 255) + "." + (host & 255) + "/8";
   }
 
   /** The node ids, in registration order. */

@@ -43,9 +43,10 @@ final class GroupSpecDecoder {
     }
     int maxRestarts = maxRestarts(json.object("restart_policy"));
     List<JsonObject> declared = memberObjects(json);
+    boolean templated = json.presentFields().get("members") instanceof JsonObject;
     List<TaskSpec> members = new ArrayList<>();
     for (int i = 0; i < declared.size(); i++) {
-      String path = json.object("members") != null ? "members.template." : "members[" + i + "].";
+      String path = templated ? "members.template." : "members[" + i + "].";
       JsonObject member = declared.get(i);
       try {
         members.add(member(member, type, gpuType, defaultTimeout));
@@ -58,7 +59,7 @@ final class GroupSpecDecoder {
             + "): a group is queued as one");
       }
     }
-    if (json.object("members") != null) {
+    if (templated) {
       String base = members.get(0).name().substring(0, Math.min(members.get(0).name().length(), 122));
       for (int i = 0; i < members.size(); i++) {
         members.set(i, members.get(i).with(base + "-" + i, members.get(i).gpuType()));
@@ -71,8 +72,8 @@ final class GroupSpecDecoder {
     if (policy == null) {
       return 0;
     }
-    StrictJson read = StrictJson.of(policy, "max_restarts"::equals);
     try {
+      StrictJson read = StrictJson.of(policy, "max_restarts"::equals);
       return (int) read.integer("max_restarts", 0, 0, GroupSpec.MAX_RESTARTS);
     } catch (ApiError refused) {
       throw refused.within("restart_policy.");
@@ -84,14 +85,14 @@ final class GroupSpecDecoder {
     if (!json.has("members")) {
       throw ApiError.badField("members", "is required: a list of task specs or {template, count}");
     }
-    JsonObject template = json.has("members") && json.presentFields().get("members") instanceof JsonObject given
-        ? given : null;
+    JsonObject template = json.presentFields().get("members") instanceof JsonObject given ? given : null;
     List<JsonObject> members = new ArrayList<>();
     if (template != null) {
-      StrictJson read = StrictJson.of(template, field -> field.equals("template") || field.equals("count"));
+      StrictJson read;
       JsonObject spec;
       int count;
       try {
+        read = StrictJson.of(template, field -> field.equals("template") || field.equals("count"));
         spec = read.object("template");
         count = (int) read.integer("count", 0, 1, GroupSpec.MAX_MEMBERS);
       } catch (ApiError refused) {
