@@ -31,11 +31,14 @@ import picocli.CommandLine.Spec;
     footer = {"", "Examples:",
         "  java -jar heteroflow.jar bench --scenario brief",
         "  java -jar heteroflow.jar bench --scenario 5000-nodes --json bench.json",
+        "  java -jar heteroflow.jar bench --scenario gangs --json gangs.json",
         "  java -jar heteroflow.jar bench --scenario brief --nodes 100 --tasks 500 --warmup 0 --half-load-s 0"})
 public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--scenario", paramLabel = "NAME", description = {"brief (300 nodes, 2,000 tasks) | 10k-cards "
       + "(1,250 nodes, 8,000 tasks) | 5000-nodes (5,000 nodes, 10,000 tasks) | all (default: those three)"
-      + " | preempt (5,000 full nodes, 1,000 high-priority arrivals; --nodes, --tasks apply)"})
+      + " | preempt (5,000 full nodes, 1,000 high-priority arrivals; --nodes, --tasks apply)"
+      + " | gangs (5,000 nodes, 300 task groups of 2-16 members x 8 cards and 2,000 single tasks of 1-8 cards;"
+      + " --nodes, --groups, --tasks apply)"})
   String scenario;
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results, one object per scenario.")
   String json;
@@ -47,6 +50,8 @@ public final class BenchCommand implements Callable<Integer> {
   String nodes;
   @Option(names = "--tasks", paramLabel = "M", description = "Override the scenario's burst size.")
   String tasks;
+  @Option(names = "--groups", paramLabel = "G", description = "The gangs scenario's task groups (default 300).")
+  String groups;
   @Option(names = "--pg-seconds", paramLabel = "S",
       description = "Length of each raw PostgreSQL bind-transaction run (default 3).")
   String pgSeconds;
@@ -129,7 +134,11 @@ public final class BenchCommand implements Callable<Integer> {
 
   private static void run(Map<String, String> flags) throws Exception {
     boolean preempt = PreemptionBench.NAME.equals(flags.get("--scenario"));
-    List<BenchScenario> scenarios = preempt ? List.of() : scenarios(flags);
+    boolean gangs = GangBench.NAME.equals(flags.get("--scenario"));
+    if (flags.containsKey("--groups") && !gangs) {
+      throw new IllegalArgumentException("--groups applies to --scenario " + GangBench.NAME + " only");
+    }
+    List<BenchScenario> scenarios = preempt || gangs ? List.of() : scenarios(flags);
     BenchRunner.Options options = options(flags);
     Path json = flags.containsKey("--json") ? Path.of(flags.get("--json")) : null;
     if (json != null && json.toAbsolutePath().getParent() != null && !Files.isDirectory(json.toAbsolutePath().getParent())) {
@@ -147,30 +156,41 @@ public final class BenchCommand implements Callable<Integer> {
       log.println("heteroflow bench: PostgreSQL " + databases.describe() + "; " + String.join(", ",
           ProcessStats.describeMachine()));
       if (preempt) {
-        JsonObject result = new PreemptionBench(flags.containsKey("--nodes") ? positiveInt(flags, "--nodes", 100_000)
-            : 5000, flags.containsKey("--tasks") ? positiveInt(flags, "--tasks", 100_000) : 1000, options, log)
-            .run(databases.fresh());
-        result.put("postgres", databases.describe());
-        results.add(result);
-        if (json != null) {
-          Files.writeString(json, new JsonArray(new ArrayList<>(results)).encodePrettily() + "\n");
-        }
+        add(results, json, databases, new PreemptionBench(flags.containsKey("--nodes")
+            ? positiveInt(flags, "--nodes", 100_000) : 5000, flags.containsKey("--tasks")
+            ? positiveInt(flags, "--tasks", 100_000) : 1000, options, log).run(databases.fresh()));
+      }
+      if (gangs) {
+        add(results, json, databases, new GangBench(
+            flags.containsKey("--nodes") ? positiveInt(flags, "--nodes", 100_000) : GangBench.DEFAULT_NODES,
+            flags.containsKey("--groups") ? nonNegativeInt(flags, "--groups", 100_000) : GangBench.DEFAULT_GROUPS,
+            flags.containsKey("--tasks") ? nonNegativeInt(flags, "--tasks", 1_000_000) : GangBench.DEFAULT_TASKS,
+            GangBench.MAX_MEMBERS, options, log).run(databases.fresh()));
       }
       for (BenchScenario scenario : scenarios) {
-        JsonObject result = new BenchRunner(scenario, options, log).run(databases.fresh(), databases::fresh);
-        result.put("postgres", databases.describe());
-        results.add(result);
-        if (json != null) { // after every scenario, so a later failure keeps the earlier results
-          Files.writeString(json, new JsonArray(new ArrayList<>(results)).encodePrettily() + "\n");
-        }
+        add(results, json, databases, new BenchRunner(scenario, options, log).run(databases.fresh(), databases::fresh));
       }
     }
-    System.out.println(preempt ? BenchReport.preemption(results.get(0)) : BenchReport.markdown(results));
+    System.out.println(preempt ? BenchReport.preemption(results.get(0))
+        : gangs ? BenchReport.gangs(results.get(0)) : BenchReport.markdown(results));
     for (JsonObject result : results) {
       if (!result.getJsonArray("violations").isEmpty()) {
         throw new IllegalStateException("scenario " + result.getString("scenario") + " broke invariants: "
             + result.getJsonArray("violations").encode());
       }
+    }
+  }
+
+  /**
+   * One scenario's result, with the server it ran on; the JSON file is written again after every scenario, so a
+   * later failure keeps the earlier results.
+   */
+  private static void add(List<JsonObject> results, Path json, BenchDatabases databases, JsonObject result)
+      throws Exception {
+    result.put("postgres", databases.describe());
+    results.add(result);
+    if (json != null) {
+      Files.writeString(json, new JsonArray(new ArrayList<>(results)).encodePrettily() + "\n");
     }
   }
 

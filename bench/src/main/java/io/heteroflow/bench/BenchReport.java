@@ -20,6 +20,23 @@ final class BenchReport {
         + result.getLong("plans_under_minimal") + " | " + result.getJsonArray("violations").size() + " |";
   }
 
+  /** The gangs scenario's one row. */
+  static String gangs(JsonObject result) {
+    JsonObject latency = result.getJsonObject("group_submit_to_scheduled_ms");
+    JsonObject decide = result.getJsonObject("phases", new JsonObject()).getJsonObject("decide_groups_empty_cluster",
+        new JsonObject());
+    return "| nodes × cards | groups (members) + single tasks | groups bound | all groups bound s | groups/s"
+        + " (median second) | tasks/s | group submit→scheduled p50 / p99 ms | decide µs per group | watcher samples"
+        + " | partial groups | violations |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
+        + "| " + result.getInteger("nodes") + " × 8 | " + result.getInteger("groups") + " (" + result.getInteger("members")
+        + ") + " + result.getInteger("single_tasks") + " | " + result.getLong("groups_bound") + ending(result) + " | "
+        + num(result, "all_groups_bound_seconds", 2) + " | " + num(result, "groups_per_s", 1) + " ("
+        + num(result, "groups_per_s_median", 0) + ") | " + num(result, "tasks_per_s", 0) + " | "
+        + num(latency, "p50", 0) + " / " + num(latency, "p99", 0) + " | " + num(decide, "mean_us", 0) + " | "
+        + result.getJsonObject("watch").getInteger("samples") + " | " + result.getInteger("partial_groups_seen")
+        + " | " + result.getJsonArray("violations").size() + " |";
+  }
+
   static String markdown(List<JsonObject> results) {
     StringBuilder out = new StringBuilder();
     out.append("| scenario | nodes × cards | tasks | bound | drain s | bound/s | create→scheduled p50 / p99 ms"

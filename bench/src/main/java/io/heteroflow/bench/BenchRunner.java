@@ -208,7 +208,8 @@ public final class BenchRunner {
         .put("clients_16_pg_cpu_ms_per_tx", round3(rates.pgCpuMsPerTx16()));
   }
 
-  private void awaitLeadership(ControlPlane.Running running) throws InterruptedException {
+  /** Waits (30 s at most) until the freshly deployed control plane leads. */
+  static void awaitLeadership(ControlPlane.Running running) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!running.leadership().leading()) {
       if (System.nanoTime() > deadline) {

@@ -338,8 +338,9 @@ final class Sql {
   /** Every active task on the nodes that hold a possible victim (scheduled or running) below priority $1. */
   static final String PREEMPTION_OCCUPANTS = "WITH candidate_nodes AS (SELECT DISTINCT node_id FROM tasks"
       + " WHERE preemptible AND status IN ('scheduled', 'running') AND priority < $1"
-      + " AND type NOT IN ('training', 'inference'))"
-      + " SELECT t.id, t.node_id, t.tenant, t.type, t.priority, t.preemptible, t.status, t.created_at, t.started_at,"
+      + " AND type NOT IN ('training', 'inference') AND group_id IS NULL)"
+      + " SELECT t.id, t.node_id, t.tenant, t.type, t.priority, t.preemptible AND t.group_id IS NULL AS preemptible,"
+      + " t.status, t.created_at, t.started_at,"
       + " t.last_checkpoint_at, t.gpu_indices, t.shard, t.cpu_cores, t.memory_mb FROM tasks t"
       + " JOIN candidate_nodes c ON c.node_id = t.node_id WHERE t.status IN " + ACTIVE_STATES;
   /** The nominations the scheduler honours: of pending tasks, not expired. */
@@ -353,6 +354,7 @@ final class Sql {
    */
   static final String CAS_PREEMPT_VICTIMS = "WITH before AS (SELECT id, status FROM tasks WHERE id = ANY($1)"
       + " AND node_id = $2 AND preemptible AND priority < $3 AND type NOT IN ('training', 'inference')"
+      + " AND group_id IS NULL"
       + " AND status IN ('scheduled', 'running') FOR UPDATE)"
       + " UPDATE tasks t SET status = 'preempting', version = t.version + 1, preempting_since = now(),"
       + " reason_code = 'Preempting', reason_message = $4 FROM before WHERE t.id = before.id"

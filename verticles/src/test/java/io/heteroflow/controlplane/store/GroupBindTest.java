@@ -144,6 +144,32 @@ class GroupBindTest {
     assertEquals("gloo", ((JsonObject) row.getValue("distributed")).getString("backend"));
   }
 
+  @Test
+  void preemptionNeverTakesAMemberOfAGroup() throws Exception {
+    GroupStore groups = new GroupStore(store.pool, new BatchBindStore(store.pool, SchedulerConfig.defaults(),
+        store.binds));
+    store.node("pre-1", 2, ip("10.2.0.1/24"));
+    store.node("pre-2", 2, ip("10.2.0.2/24"));
+    List<TaskSpec> members = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      members.add(new TaskSpec("cheap-" + i, "job", null, List.of("true"), Map.of(), 10, true, 2, 0, null, List.of(),
+          0, 0, 60, 10, null, Map.of(), Map.of()));
+    }
+    GroupStore.Group group = await(groups.create("default", new GroupSpec("cheap", "job", null, null, 0, members)));
+    List<BindStore.Request> requests = List.of(
+        new BindStore.Request(group.members().get(0).id(), "pre-1", List.of(0, 1), null),
+        new BindStore.Request(group.members().get(1).id(), "pre-2", List.of(0, 1), null));
+    assertTrue(await(groups.bind(group.group(), requests, null)).bound());
+    TaskRecord urgent = store.task(2);
+    PreemptionStore preemptions = new PreemptionStore(store.pool);
+    assertFalse(await(preemptions.occupants(90)).containsKey("pre-1"),
+        "a node holding only a group's (preemptible, low-priority) member offers no victim");
+    PreemptionStore.Outcome outcome = await(preemptions.preempt(new PreemptionStore.Plan(urgent.id(), 90, "pre-1",
+        List.of(group.members().get(0).id()), "forced plan"), 60, null));
+    assertEquals(PreemptionStore.Outcome.STALE, outcome, "PostgreSQL refuses a member as a victim");
+    assertEquals(TaskStatus.SCHEDULED, store.reload(group.members().get(0).id()).status());
+  }
+
   /** The task runs and succeeds: its cards are released. */
   private static void end(TaskRecord task) throws Exception {
     assertTrue(await(store.tasks.transition(task.id(), TaskStatus.SCHEDULED, TaskStatus.RUNNING, TaskStore.Details.NONE)));
