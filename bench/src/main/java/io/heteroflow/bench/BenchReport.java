@@ -23,16 +23,19 @@ final class BenchReport {
   /** The gangs scenario's one row. */
   static String gangs(JsonObject result) {
     JsonObject latency = result.getJsonObject("group_submit_to_scheduled_ms");
+    JsonObject decisions = result.getJsonObject("group_decision_ms", new JsonObject());
     JsonObject decide = result.getJsonObject("phases", new JsonObject()).getJsonObject("decide_groups_empty_cluster",
         new JsonObject());
     return "| nodes × cards | groups (members) + single tasks | groups bound | all groups bound s | groups/s"
-        + " (median second) | tasks/s | group submit→scheduled p50 / p99 ms | decide µs per group | watcher samples"
+        + " (median over waves) | tasks/s | group submit→scheduled p50 / p99 ms | decide ms per group: in the run p50 / p99, probe mean | watcher samples"
         + " | partial groups | violations |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
         + "| " + result.getInteger("nodes") + " × 8 | " + result.getInteger("groups") + " (" + result.getInteger("members")
         + ") + " + result.getInteger("single_tasks") + " | " + result.getLong("groups_bound") + ending(result) + " | "
         + num(result, "all_groups_bound_seconds", 2) + " | " + num(result, "groups_per_s", 1) + " ("
-        + num(result, "groups_per_s_median", 0) + ") | " + num(result, "tasks_per_s", 0) + " | "
-        + num(latency, "p50", 0) + " / " + num(latency, "p99", 0) + " | " + num(decide, "mean_us", 0) + " | "
+        + num(result.getJsonObject("group_binds"), "per_s_median_over_waves", 1) + ") | " + num(result, "tasks_per_s", 0) + " | "
+        + num(latency, "p50", 0) + " / " + num(latency, "p99", 0) + " | " + num(decisions, "p50", 1) + " / "
+        + num(decisions, "p99", 1) + ", " + (decide.getValue("mean_us") instanceof Number mean
+        ? String.format("%.1f", mean.doubleValue() / 1000) : "–") + " | "
         + result.getJsonObject("watch").getInteger("samples") + " | " + result.getInteger("partial_groups_seen")
         + " | " + result.getJsonArray("violations").size() + " |";
   }

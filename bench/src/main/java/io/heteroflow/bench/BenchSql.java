@@ -151,23 +151,29 @@ final class BenchSql {
   static final String PARTIAL_GROUPS = "SELECT group_id FROM tasks WHERE group_id IS NOT NULL GROUP BY group_id"
       + " HAVING count(*) FILTER (WHERE status='pending') > 0 AND count(*) FILTER (WHERE status<>'pending') > 0";
   /**
-   * The groups named $1: how many, how many bound, seconds from the first task's submit ($1's earliest created_at,
-   * singles and members alike) to the last group's bind, and each group's submit→scheduled quantiles.
+   * The groups named $1, each with when it was bound: its members' scheduled_at (set as the bind is about to commit,
+   * like a single task's; the group's own is the bind transaction's start), null while it waits.
    */
-  static final String GROUP_FIGURES = "WITH first AS (SELECT min(created_at) AS t0 FROM tasks WHERE name = $1)"
-      + " SELECT count(*) AS groups, count(g.scheduled_at) AS bound, coalesce(sum(g.member_count) FILTER (WHERE"
-      + " g.scheduled_at IS NOT NULL), 0) AS members_bound,"
-      + " extract(epoch FROM max(g.scheduled_at) - (SELECT t0 FROM first))::float8 AS total,"
-      + " extract(epoch FROM max(g.created_at) - (SELECT t0 FROM first))::float8 AS last_created,"
-      + " extract(epoch FROM min(g.scheduled_at) - (SELECT t0 FROM first))::float8 AS first_bound,"
-      + " (percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM g.scheduled_at - g.created_at)))::float8 AS p50,"
-      + " (percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM g.scheduled_at - g.created_at)))::float8 AS p99,"
-      + " max(extract(epoch FROM g.scheduled_at - g.created_at))::float8 AS max FROM task_groups g WHERE g.name = $1";
-  /** Groups named $1 bound in each whole second since the first group's bind, quiet seconds included. */
-  static final String GROUPS_PER_SECOND = "WITH b AS (SELECT floor(extract(epoch FROM scheduled_at - min(scheduled_at)"
-      + " OVER ()))::int AS s FROM task_groups WHERE name = $1 AND scheduled_at IS NOT NULL)"
-      + " SELECT g AS second, (SELECT count(*) FROM b WHERE b.s = g) AS n"
-      + " FROM generate_series(0, (SELECT max(s) FROM b)) g ORDER BY g";
+  private static final String GROUP_BINDS = "WITH b AS (SELECT g.id, g.created_at, g.member_count, CASE WHEN"
+      + " g.status <> 'pending' THEN max(t.scheduled_at) END AS bound_at FROM task_groups g JOIN tasks t"
+      + " ON t.group_id = g.id AND t.group_attempt = g.restart_count WHERE g.name = $1 GROUP BY g.id)";
+  /**
+   * How many groups named $1, how many bound, seconds from the first task's submit (the earliest created_at of
+   * the tasks named $1, singles and members alike) to the last group's bind, and each group's submit→scheduled.
+   */
+  static final String GROUP_FIGURES = GROUP_BINDS + ", first AS (SELECT min(created_at) AS t0 FROM tasks WHERE name = $1)"
+      + " SELECT count(*) AS groups, count(bound_at) AS bound, coalesce(sum(member_count) FILTER (WHERE"
+      + " bound_at IS NOT NULL), 0) AS members_bound,"
+      + " extract(epoch FROM max(bound_at) - (SELECT t0 FROM first))::float8 AS total,"
+      + " extract(epoch FROM max(created_at) - (SELECT t0 FROM first))::float8 AS last_created,"
+      + " extract(epoch FROM min(bound_at) - (SELECT t0 FROM first))::float8 AS first_bound,"
+      + " (percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM bound_at - created_at)))::float8 AS p50,"
+      + " (percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM bound_at - created_at)))::float8 AS p99,"
+      + " max(extract(epoch FROM bound_at - created_at))::float8 AS max FROM b";
+  /** When each group named $1 was bound, in seconds since the first task's submit, in order. */
+  static final String GROUP_BIND_TIMES = GROUP_BINDS + ", first AS (SELECT min(created_at) AS t0 FROM tasks"
+      + " WHERE name = $1) SELECT extract(epoch FROM bound_at - (SELECT t0 FROM first))::float8 AS t FROM b"
+      + " WHERE bound_at IS NOT NULL ORDER BY 1";
   /** Single tasks (no group) named $1: how many bound, and seconds from the first submit to the last single's bind. */
   static final String SINGLE_FIGURES = "SELECT count(scheduled_at) FILTER (WHERE group_id IS NULL) AS bound,"
       + " extract(epoch FROM max(scheduled_at) FILTER (WHERE group_id IS NULL) - min(created_at))::float8 AS s"

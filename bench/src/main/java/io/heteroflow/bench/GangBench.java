@@ -39,8 +39,9 @@ import java.util.concurrent.TimeUnit;
  * 1,000-row statements ({@link TaskRows}); then every group through {@code GroupStore.create} (its members in one
  * transaction), 16 in flight, each followed by a kick as the API's create does. Measured until no task of the
  * burst is pending (or the drain stalls or times out): the time from the first submit to the last group's bind,
- * groups per second (overall and the median of whole seconds), tasks per second, each group's submit→scheduled,
- * and {@code GangPlanner.decide} per group on the empty cluster ({@link DecideProbe#groups}). A watcher asks
+ * groups per second (overall, and per second and per wave of binds: {@link GangFigures#binds}), tasks per second,
+ * each group's submit→scheduled, the scheduler's own {@code heteroflow_group_decision} timer during the burst and
+ * {@code GangPlanner.decide} per group on the empty cluster before it ({@link DecideProbe#groups}). A watcher asks
  * PostgreSQL every 100 ms for a partly bound group ({@link GangFigures.Watch}); after the drain the usual
  * invariants (a card held twice in the allocation history among them) and the groups' own
  * ({@link BenchSql#GANG_INVARIANTS}) are checked. The offline grace is the preempt scenario's, for its reason.
@@ -153,6 +154,7 @@ final class GangBench {
     long postmaster = ProcessStats.postmasterOf(await(client.query(BenchSql.BACKEND_PID).execute()).iterator().next()
         .getInteger("pid"));
     TimerWindow rounds = TimerWindow.open(registry, "heteroflow_round_duration");
+    TimerWindow decisions = TimerWindow.open(registry, "heteroflow_group_decision");
     Map<String, Double> attemptsBefore = SchedulerMeters.attempts(registry);
     ProcessStats.Reading cpuBefore = ProcessStats.read(postmaster);
     GangFigures.Watch watch = GangFigures.Watch.start(vertx, database);
@@ -171,6 +173,7 @@ final class GangBench {
     JsonObject watched = watch.stop();
     ProcessStats.Reading cpuAfter = ProcessStats.read(postmaster);
     TimerWindow.Stats roundStats = rounds.close();
+    TimerWindow.Stats decisionStats = decisions.close();
 
     JsonObject drained = Drain.drainFigures(client, OffsetDateTime.now(ZoneOffset.UTC));
     Double drainSeconds = drained.getDouble("drain_seconds");
@@ -185,6 +188,9 @@ final class GangBench {
     result.put("watch", watched).put("partial_groups_seen", watched.getInteger("partial_groups_seen"))
         .put("rounds", roundStats.count()).put("round_p50_ms", round1(roundStats.p50Ms()))
         .put("round_p99_ms", round1(roundStats.p99Ms()))
+        .put("group_decision_ms", new JsonObject().put("decisions", decisionStats.count())
+            .put("mean", round1(decisionStats.meanMs())).put("p50", round1(decisionStats.p50Ms()))
+            .put("p99", round1(decisionStats.p99Ms())).put("source", "heteroflow_group_decision, during the burst"))
         .put("scheduling_attempts", new JsonObject(new LinkedHashMap<>(SchedulerMeters.attemptsSince(registry,
             attemptsBefore))));
     double jvmCpu = cpuAfter.jvmCpuSeconds() - cpuBefore.jvmCpuSeconds();
@@ -193,10 +199,10 @@ final class GangBench {
     result.put("jvm_cpu_seconds", round3(jvmCpu)).put("pg_cpu_seconds", round3(pgCpu))
         .put("machine_busy_percent", round1(100 * cpuAfter.machineBusySince(cpuBefore)))
         .put("other_processes_cpu_seconds", round3(Math.max(0, others))).put("cores", ProcessStats.cores());
-    log(String.format("  %s: %d/%d groups bound %.2f s after the first submit (%s groups/s; median second %s),"
+    log(String.format("  %s: %d/%d groups bound %.2f s after the first submit (%s groups/s; median over waves of binds %s),"
             + " %d/%d tasks in %.2f s (%s/s); partial groups seen by the watcher: %d in %d samples", ending,
         result.getLong("groups_bound"), groups, result.getDouble("all_groups_bound_seconds", Double.NaN),
-        result.getValue("groups_per_s"), result.getValue("groups_per_s_median"), bound, mix.members() + singles,
+        result.getValue("groups_per_s"), result.getJsonObject("group_binds").getValue("per_s_median_over_waves"), bound, mix.members() + singles,
         drainSeconds == null ? Double.NaN : drainSeconds, result.getValue("tasks_per_s"),
         watched.getInteger("partial_groups_seen"), watched.getInteger("samples")));
   }

@@ -8,6 +8,7 @@ import static io.heteroflow.bench.BenchFigures.seconds;
 import static io.heteroflow.bench.BenchFutures.await;
 
 import io.heteroflow.controlplane.store.Database;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -17,6 +18,7 @@ import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -29,6 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class GangFigures {
   static final long WATCH_PERIOD_MS = 100;
+  /** Binds further apart than this belong to different waves (rounds). */
+  static final double WAVE_GAP_SECONDS = 0.1;
 
   private GangFigures() {}
 
@@ -66,8 +70,12 @@ final class GangFigures {
         return;
       }
       inFlight = true;
+      query();
+    }
+
+    private Future<?> query() {
       long start = System.nanoTime();
-      pool.query(BenchSql.PARTIAL_GROUPS).execute().onComplete(done -> {
+      return pool.query(BenchSql.PARTIAL_GROUPS).execute().onComplete(done -> {
         synchronized (queryMs) {
           queryMs.add((System.nanoTime() - start) / 1e6);
         }
@@ -81,13 +89,14 @@ final class GangFigures {
       });
     }
 
-    /** Stops the watcher (after its last query has answered) and answers what it saw. */
+    /** Stops the watcher (after its last query has answered, and one more at the end) and answers what it saw. */
     JsonObject stop() throws Exception {
       vertx.cancelTimer(timer);
       long deadline = System.nanoTime() + 10_000_000_000L;
       while (inFlight && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
+      await(query());
       double window = seconds(System.nanoTime() - started);
       await(pool.close());
       double[] sorted;
@@ -120,12 +129,10 @@ final class GangFigures {
         .put("group_submit_to_scheduled_ms", new JsonObject().put("p50", round1(orNaN(row.getDouble("p50")) * 1000))
             .put("p99", round1(orNaN(row.getDouble("p99")) * 1000)).put("max", round1(orNaN(row.getDouble("max")) * 1000)));
 
-    List<Long> perSecond = new ArrayList<>();
-    await(client.preparedQuery(BenchSql.GROUPS_PER_SECOND).execute(byName)).forEach(each -> perSecond.add(each.getLong("n")));
-    double[] sorted = perSecond.stream().mapToDouble(Long::doubleValue).sorted().toArray();
-    result.put("groups_per_s_median", round1(quantile(sorted, 0.5)))
-        .put("groups_per_s_max", sorted.length == 0 ? null : round1(sorted[sorted.length - 1]))
-        .put("groups_bound_each_second", new JsonArray(new ArrayList<>(perSecond)));
+    List<Double> times = new ArrayList<>();
+    await(client.preparedQuery(BenchSql.GROUP_BIND_TIMES).execute(byName)).forEach(each -> times.add(each.getDouble("t")));
+    result.put("group_binds", binds(times)).put("group_bind_seconds", new JsonArray(times.stream()
+        .map(BenchFigures::round3).toList()));
 
     Row singles = await(client.preparedQuery(BenchSql.SINGLE_FIGURES).execute(byName)).iterator().next();
     Double singleSeconds = singles.getDouble("s");
@@ -138,6 +145,44 @@ final class GangFigures {
     result.put("placement", new JsonObject().put("racks_per_group_mean", round2(spread.getDouble("racks_mean")))
         .put("nodes_per_group_mean", round2(spread.getDouble("nodes_mean")))
         .put("groups_in_fewest_racks", spread.getLong("fewest")).put("nodes_per_rack_and_vendor", spread.getLong("rack_size")));
+  }
+
+  /**
+   * The pace of the groups' binds ({@code times}: seconds since the first submit, in order): groups bound in each
+   * whole second from the first bind's to the last's, and in waves (a round binds its groups together; a wave
+   * ends where no group was bound for {@link #WAVE_GAP_SECONDS}), each wave's rate its groups over the time since
+   * the previous wave ended (the first's since the first submit); the medians of both.
+   */
+  static JsonObject binds(List<Double> times) {
+    JsonObject binds = new JsonObject();
+    if (times.isEmpty()) {
+      return binds;
+    }
+    int first = (int) Math.floor(times.get(0));
+    long[] perSecond = new long[(int) Math.floor(times.get(times.size() - 1)) - first + 1];
+    times.forEach(t -> perSecond[(int) Math.floor(t) - first]++);
+    List<Long> waves = new ArrayList<>();
+    List<Double> waveRates = new ArrayList<>();
+    double previousEnd = 0;
+    int size = 0;
+    for (int i = 0; i < times.size(); i++) {
+      size++;
+      if (i == times.size() - 1 || times.get(i + 1) - times.get(i) > WAVE_GAP_SECONDS) {
+        waves.add((long) size);
+        waveRates.add(size / Math.max(1e-3, times.get(i) - previousEnd));
+        previousEnd = times.get(i);
+        size = 0;
+      }
+    }
+    double[] seconds = Arrays.stream(perSecond).asDoubleStream().sorted().toArray();
+    double[] rates = waveRates.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    return binds.put("per_second_median", round1(quantile(seconds, 0.5)))
+        .put("per_second_max", round1(seconds[seconds.length - 1]))
+        .put("each_second", new JsonArray(Arrays.stream(perSecond).boxed().toList()))
+        .put("waves", waves.size()).put("wave_gap_s", WAVE_GAP_SECONDS)
+        .put("groups_per_wave", new JsonArray(waves))
+        .put("per_s_median_over_waves", round1(quantile(rates, 0.5)))
+        .put("per_s_min_over_waves", round1(rates[0])).put("per_s_max_over_waves", round1(rates[rates.length - 1]));
   }
 
   private static double orNaN(Double value) {

@@ -12,16 +12,20 @@ import java.util.concurrent.TimeUnit;
  * interpolated linearly inside the histogram bucket that holds them (Micrometer's buckets are ~10-30 % wide).
  */
 final class TimerWindow {
-  private final Timer timer;
+  private final MeterRegistry registry;
+  private final String name;
+  /** Null when the timer did not exist yet at the window's start (it is registered at its first record). */
   private final HistogramSnapshot before;
 
-  private TimerWindow(Timer timer) {
-    this.timer = timer;
+  private TimerWindow(MeterRegistry registry, String name) {
+    this.registry = registry;
+    this.name = name;
+    Timer timer = registry.find(name).timer();
     this.before = timer == null ? null : timer.takeSnapshot();
   }
 
   static TimerWindow open(MeterRegistry registry, String name) {
-    return new TimerWindow(registry.find(name).timer());
+    return new TimerWindow(registry, name);
   }
 
   /** Count, total, p50 and p99 (ms) of what the timer recorded since {@link #open}. */
@@ -32,14 +36,15 @@ final class TimerWindow {
   }
 
   Stats close() {
+    Timer timer = registry.find(name).timer();
     if (timer == null) {
       return new Stats(0, 0, Double.NaN, Double.NaN);
     }
     HistogramSnapshot after = timer.takeSnapshot();
-    long count = after.count() - before.count();
-    double totalMs = after.total(TimeUnit.MILLISECONDS) - before.total(TimeUnit.MILLISECONDS);
+    long count = after.count() - (before == null ? 0 : before.count());
+    double totalMs = after.total(TimeUnit.MILLISECONDS) - (before == null ? 0 : before.total(TimeUnit.MILLISECONDS));
     CountAtBucket[] end = after.histogramCounts();
-    CountAtBucket[] start = before.histogramCounts();
+    CountAtBucket[] start = before == null ? new CountAtBucket[0] : before.histogramCounts();
     double[] bounds = new double[end.length];
     double[] cumulative = new double[end.length];
     for (int i = 0; i < end.length; i++) {

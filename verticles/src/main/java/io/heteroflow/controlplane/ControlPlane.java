@@ -125,7 +125,7 @@ public final class ControlPlane {
                     stores.plugins(),
                     plugins, pipeline, leadership, metrics, Clock.systemUTC())),
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
-                vertx.deployVerticle(new GroupLifecycleVerticle(stores.groups(), stores.tasks(), leadership,
+                vertx.deployVerticle(new GroupLifecycleVerticle(stores.groups(), stores.tasks(), leadership, metrics,
                     GroupLifecycleVerticle.PERIOD_MS)),
                 vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), registry,
                     GAUGE_REFRESH_MS)),

@@ -64,6 +64,21 @@ public final class ControlPlaneMetrics {
         .tag("result", result).register(registry).increment(count);
   }
 
+  /**
+   * {@code heteroflow_groups_total{result}}: task groups by what a round or their lifecycle did with them (placed,
+   * incomplete, rolled_back, restarted, succeeded, failed, stopped).
+   */
+  public void groups(String result) {
+    Counter.builder("heteroflow_groups").description("task groups by what became of them").tag("result", result)
+        .register(registry).increment();
+  }
+
+  /** {@code heteroflow_group_decision_seconds}: how long deciding one group as a unit took (placed or not). */
+  public void groupDecision(Duration duration) {
+    Timer.builder("heteroflow_group_decision").description("deciding one task group as a unit")
+        .publishPercentileHistogram().register(registry).record(duration);
+  }
+
   /** {@code heteroflow_preemption_victims_total}: tasks moved to preempting by a plan. */
   public void preemptionVictims(int count) {
     Counter.builder("heteroflow_preemption_victims").description("tasks preempted to make room (plans carried out)")

@@ -96,8 +96,9 @@ class GroupEndToEndTest {
   @Test
   void aFailedMemberStopsTheOthersAndTheGroupRestartsAsAUnit() throws Exception {
     Path marker = Files.createTempDirectory("group-restart").resolve("second-attempt");
-    // first attempt: rank 1 fails at once while rank 0 runs on; second attempt: both succeed
-    String script = "if [ -e " + marker + " ]; then exit 0; fi; if [ $RANK = 1 ]; then touch " + marker
+    // first attempt: rank 1 fails after 2 s while rank 0 (which looked for the marker before) runs on; second
+    // attempt: both find the marker and succeed
+    String script = "if [ -e " + marker + " ]; then exit 0; fi; if [ $RANK = 1 ]; then sleep 2; touch " + marker
         + "; exit 3; fi; sleep 60";
     String id = group("restarts", "life", 2, script, ",\"restart_policy\":{\"max_restarts\":1}").getString("id");
     JsonObject done = awaitGroup(id, "succeeded", group -> "succeeded".equals(group.getString("status")));

@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.cluster;
 
+import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.GroupStore;
 import io.heteroflow.controlplane.store.TaskRecord;
@@ -34,14 +35,17 @@ public final class GroupLifecycleVerticle extends VerticleBase {
   private final GroupStore groups;
   private final TaskStore tasks;
   private final Leadership leadership;
+  private final ControlPlaneMetrics metrics;
   private final long periodMs;
   private boolean sweeping;
   private boolean again;
 
-  public GroupLifecycleVerticle(GroupStore groups, TaskStore tasks, Leadership leadership, long periodMs) {
+  public GroupLifecycleVerticle(GroupStore groups, TaskStore tasks, Leadership leadership, ControlPlaneMetrics metrics,
+                                long periodMs) {
     this.groups = groups;
     this.tasks = tasks;
     this.leadership = leadership;
+    this.metrics = metrics;
     this.periodMs = periodMs;
   }
 
@@ -147,6 +151,11 @@ public final class GroupLifecycleVerticle extends VerticleBase {
     return move.map(result -> {
       if (result.isPresent()) {
         again = true;
+        if (requeued) {
+          metrics.groups("restarted");
+        } else if (result.get().isFinished()) {
+          metrics.groups(result.get().status());
+        }
         if (requeued || result.get().isFinished()) {
           vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("group moved").toJson());
         }

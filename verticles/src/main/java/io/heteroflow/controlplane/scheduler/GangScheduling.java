@@ -89,7 +89,10 @@ final class GangScheduling {
 
   /** Decides one group on the snapshot (worker thread); a placed group is staged there. */
   Gang decide(Gang gang, Snapshot snapshot, PluginSet plugins) {
-    return gang.decided(planner.decide(gang.request(), snapshot, plugins));
+    long started = System.nanoTime();
+    Gang decided = gang.decided(planner.decide(gang.request(), snapshot, plugins));
+    metrics.groupDecision(java.time.Duration.ofNanos(System.nanoTime() - started));
+    return decided;
   }
 
   /** Binds the placed groups (each in its own transaction) and records why the others wait. */
@@ -99,6 +102,7 @@ final class GangScheduling {
     for (Gang gang : decided) {
       GangDecision decision = gang.decision();
       if (!decision.placed()) {
+        metrics.groups("incomplete");
         metrics.attempt("unschedulable", decision.code().name());
         settled.add(groups.setReason(gang.group().group().id(), decision.code().name(), decision.message()));
       } else if (fence != null) {
@@ -133,9 +137,11 @@ final class GangScheduling {
         if (bound.lostClaim()) {
           return Future.<Void>succeededFuture();
         }
+        metrics.groups("rolled_back");
         metrics.attempt("rolled_back", bound.code().name());
         return groups.setReason(group.id(), bound.code().name(), bound.message());
       }
+      metrics.groups("placed");
       for (int rank = 0; rank < requests.size(); rank++) {
         send(gang, requests, rank, bound, fence);
       }
@@ -156,6 +162,7 @@ final class GangScheduling {
     Run.Distributed world = new Run.Distributed(gang.group().group().id(), requests.size(), rank, bound.masterAddr(),
         bound.masterPort(), bound.backend());
     metrics.attempt("bound", null);
+    metrics.bound(java.time.Duration.between(member.createdAt().toInstant(), java.time.Instant.now()));
     vertx.eventBus().send(BusAddresses.agentRun(request.nodeId()), member.run(request.gpuIndices(),
         request.shard() == null ? null : request.shard().toWire(), outcome.hostPort(), outcome.masterPort(),
         fence.term(), world).toJson());
