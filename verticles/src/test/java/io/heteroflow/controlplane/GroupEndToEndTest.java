@@ -31,7 +31,8 @@ class GroupEndToEndTest {
   @RegisterExtension
   static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
       node("env-1", "env"), node("env-2", "env"), node("life-1", "life"), node("life-2", "life"),
-      node("stop-1", "stop"), node("stop-2", "stop"), node("wait-1", "wait")));
+      node("stop-1", "stop"), node("stop-2", "stop"), node("wait-1", "wait"), node("pre-1", "pre"),
+      node("pre-2", "pre")));
 
   private static SimulatedNode node(String id, String pool) {
     return new SimulatedNode(id, GpuVendor.NVIDIA, "A100-SXM4-80GB", 2, 81920, 16, 128, 5, 4096, List.of(), List.of(),
@@ -40,7 +41,7 @@ class GroupEndToEndTest {
 
   @BeforeAll
   static void start() throws Exception {
-    eventually(WAIT, "seven agents registered", () -> cp.get("/api/v1/nodes").getInteger("count") == 7);
+    eventually(WAIT, "nine agents registered", () -> cp.get("/api/v1/nodes").getInteger("count") == 9);
   }
 
   /** A group of {@code count} 2-card members running {@code script} (sh -c) in {@code pool}. */
@@ -117,6 +118,32 @@ class GroupEndToEndTest {
     assertTrue(done.getJsonArray("members").stream().map(JsonObject.class::cast)
         .noneMatch(member -> firstAttempt.stream().anyMatch(old -> old.getString("id").equals(member.getString("task_id")))),
         "the restart runs fresh member tasks");
+  }
+
+  @Test
+  void aPreemptedGroupGoesWholeAndComesBackAsAUnit() throws Exception {
+    Path markers = Files.createTempDirectory("group-preempt");
+    // each rank's first run waits to be preempted; once preempted and bound again, it finds its marker and ends
+    String script = "if [ -e " + markers + "/$RANK ]; then exit 0; fi; touch " + markers + "/$RANK; sleep 60";
+    String template = "{\"command\":[\"sh\",\"-c\",\"" + script + "\"],\"gpu_required\":2,\"priority\":10,"
+        + "\"preemptible\":true,\"node_selector\":{\"pool\":\"pre\"}}";
+    JsonObject created = cp.json("POST", "/api/v1/groups", ADMIN, "{\"name\":\"cheap\",\"type\":\"job\","
+        + "\"members\":{\"template\":" + template + ",\"count\":2}}", 201);
+    String id = created.getString("id");
+    awaitGroup(id, "running", group -> "running".equals(group.getString("status")));
+    String urgent = cp.submit("{\"name\":\"urgent\",\"command\":[\"sleep\",\"2\"],\"gpu_required\":2,"
+        + "\"priority\":90,\"node_selector\":{\"pool\":\"pre\"}}");
+    cp.awaitStatus(urgent, "succeeded");
+    JsonObject done = awaitGroup(id, "succeeded", group -> "succeeded".equals(group.getString("status")));
+    assertEquals(0, done.getInteger("restart_count"), "a preemption uses no restart");
+    for (int rank = 0; rank < 2; rank++) {
+      String member = created.getJsonArray("members").getJsonObject(rank).getString("task_id");
+      assertEquals(member, done.getJsonArray("members").getJsonObject(rank).getString("task_id"), "the same attempt");
+      JsonObject task = cp.get("/api/v1/tasks/" + member);
+      assertEquals(1, task.getInteger("preempt_count"), "every member was preempted, once: " + task.encode());
+    }
+    String events = cp.call("GET", "/api/v1/tasks/" + urgent + "/events", ADMIN, null).body();
+    assertTrue(events.contains("member(s) elsewhere"), "the plan names the whole group: " + events);
   }
 
   @Test

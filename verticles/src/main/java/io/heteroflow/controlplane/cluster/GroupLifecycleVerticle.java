@@ -23,7 +23,8 @@ import java.util.logging.Logger;
  * is asked for, each placed or stopping group is brought in line with its members, as PostgreSQL has them. Every
  * member running: the group runs. Every member succeeded: it succeeded. A member failed, was stopped or went back
  * to the queue (its node was lost before it started): the group is stopping, and every other member gets the
- * graceful stop. Once every member has ended, a group with restarts left goes back to pending as a unit (a new
+ * graceful stop. A group preempted (only ever as a whole) waits until every member has stopped, then goes back to
+ * the queue as it is, without using a restart. Once every member has ended, a group with restarts left goes back to pending as a unit (a new
  * attempt of fresh members) and the others end failed or stopped. Each move is a CAS on the group's version, so two
  * leaders in turn, or a beat and a kick together, never apply one twice.
  */
@@ -101,10 +102,17 @@ public final class GroupLifecycleVerticle extends VerticleBase {
         boolean restart = GroupRecord.FAILED.equals(record.ending()) && record.restartCount() < record.maxRestarts();
         if (restart) {
           return moved(groups.move(record, GroupRecord.PENDING, null, "GroupRestarted", "restart "
-              + (record.restartCount() + 1) + " of " + record.maxRestarts() + " after: " + record.reasonMessage()), true);
+              + (record.restartCount() + 1) + " of " + record.maxRestarts() + " after: " + record.reasonMessage()), "restarted");
         }
-        return moved(groups.move(record, record.ending(), null, null, null), false);
+        return moved(groups.move(record, record.ending(), null, null, null), null);
       });
+    }
+    if (members.stream().anyMatch(member -> member.status() == TaskStatus.PREEMPTING)) {
+      return Future.succeededFuture(false); // preempted as a whole: wait until every member has stopped
+    }
+    if (members.stream().allMatch(GroupLifecycleVerticle::preempted)) {
+      return moved(groups.requeuePreempted(record, "every member was preempted (a group is preempted only whole);"
+          + " back in the queue as a unit"), "preempted");
     }
     TaskRecord broken = members.stream().filter(member -> member.status() == TaskStatus.FAILED
         || member.status() == TaskStatus.STOPPED || member.status() == TaskStatus.PENDING).findFirst().orElse(null);
@@ -114,16 +122,21 @@ public final class GroupLifecycleVerticle extends VerticleBase {
           + (broken.reasonCode() == null ? "" : " (" + broken.reasonCode() + ": " + broken.reasonMessage() + ")")
           + "; the other members are stopped";
       return moved(groups.move(record, GroupRecord.STOPPING, byUser ? GroupRecord.STOPPED : GroupRecord.FAILED,
-          byUser ? "StoppedByUser" : "MemberFailed", message), false);
+          byUser ? "StoppedByUser" : "MemberFailed", message), null);
     }
     if (members.stream().allMatch(member -> member.status() == TaskStatus.SUCCEEDED)) {
-      return moved(groups.move(record, GroupRecord.SUCCEEDED, null, null, null), false);
+      return moved(groups.move(record, GroupRecord.SUCCEEDED, null, null, null), null);
     }
     if (GroupRecord.SCHEDULED.equals(record.status()) && members.stream()
         .allMatch(member -> member.status() == TaskStatus.RUNNING || member.status() == TaskStatus.SUCCEEDED)) {
-      return moved(groups.move(record, GroupRecord.RUNNING, null, null, null), false);
+      return moved(groups.move(record, GroupRecord.RUNNING, null, null, null), null);
     }
     return Future.succeededFuture(false);
+  }
+
+  private static boolean preempted(TaskRecord member) {
+    return member.status() == TaskStatus.PENDING
+        && ("Preempted".equals(member.reasonCode()) || "PreemptionForced".equals(member.reasonCode()));
   }
 
   /** Every member still placed is told to stop (graceful: SIGTERM, grace, SIGKILL); a waiting one stops at once. */
@@ -147,16 +160,16 @@ public final class GroupLifecycleVerticle extends VerticleBase {
   }
 
   /** A group move; a move that frees or asks for cards wakes the scheduler, and the next sweep follows at once. */
-  private Future<Boolean> moved(Future<java.util.Optional<GroupRecord>> move, boolean requeued) {
+  private Future<Boolean> moved(Future<java.util.Optional<GroupRecord>> move, String requeuedAs) {
     return move.map(result -> {
       if (result.isPresent()) {
         again = true;
-        if (requeued) {
-          metrics.groups("restarted");
+        if (requeuedAs != null) {
+          metrics.groups(requeuedAs);
         } else if (result.get().isFinished()) {
           metrics.groups(result.get().status());
         }
-        if (requeued || result.get().isFinished()) {
+        if (requeuedAs != null || result.get().isFinished()) {
           vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("group moved").toJson());
         }
       }

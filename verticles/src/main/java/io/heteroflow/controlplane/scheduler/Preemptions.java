@@ -111,11 +111,11 @@ final class Preemptions {
     }
     PreemptionStore.Plan plan = new PreemptionStore.Plan(id, decided.task().priority(), decision.nominatedNodeId(),
         decision.victims(), decision.plan());
-    return store.preempt(plan, PreemptWatchdogVerticle.TIMEOUT_SECONDS, fence).compose(outcome -> switch (outcome) {
+    return store.preemptOn(plan, PreemptWatchdogVerticle.TIMEOUT_SECONDS, fence).compose(done -> switch (done.outcome()) {
       case PREEMPTED -> {
         metrics.preemptions("planned", 1);
         metrics.preemptionVictims(plan.victims().size());
-        plan.victims().forEach(victim -> vertx.eventBus().send(BusAddresses.agentStop(plan.nodeId()),
+        done.victimNodes().forEach((victim, node) -> vertx.eventBus().send(BusAddresses.agentStop(node),
             new Stop(victim).toJson()));
         LOG.info("task " + id + " preempts " + plan.victims().size() + " task(s) on node " + plan.nodeId()
             + " (the plan is in their ledgers)");

@@ -212,6 +212,12 @@ public final class GroupStore {
     return pool.preparedQuery(Sql.SET_GROUP_REASON).execute(Tuple.of(groupId, code, message)).mapEmpty();
   }
 
+  /** A group whose members were all preempted goes back to the queue as it is (no restart is used). */
+  public Future<Optional<GroupRecord>> requeuePreempted(GroupRecord group, String message) {
+    return pool.preparedQuery(Sql.CAS_GROUP_PREEMPTED).execute(Tuple.of(group.id(), group.version(), "Preempted",
+        message)).map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(GroupRecord.from(rows.iterator().next())));
+  }
+
   /**
    * CAS of the group from the version read to {@code to}. Back to pending is a restart: the next attempt's
    * members are created in the same transaction. Empty when the group moved meanwhile.

@@ -67,7 +67,7 @@ public final class PreemptionStore {
         instant(row.getOffsetDateTime("created_at")), instant(row.getOffsetDateTime("started_at")),
         instant(row.getOffsetDateTime("last_checkpoint_at")), cards == null ? List.of() : List.of(cards),
         shard == null ? null : shard.cardIndex(), shard == null ? 0 : shard.memoryMb(), row.getDouble("cpu_cores"),
-        row.getLong("memory_mb"));
+        row.getLong("memory_mb"), row.getUUID("group_id"));
   }
 
   private static java.time.Instant instant(OffsetDateTime at) {
@@ -91,13 +91,24 @@ public final class PreemptionStore {
    * {@link #NOMINATION_SLACK_SECONDS} have passed, and every one of them gets a ledger entry naming the others.
    */
   public Future<Outcome> preempt(Plan plan, int watchdogSeconds, LeaderStore.Fence fence) {
-    return pool.withTransaction(conn -> LeaderStore.checkFence(conn, fence)
-            .compose(v -> preemptIn(conn, plan, watchdogSeconds)))
-        .recover(failure -> failure instanceof LeaderStore.NotLeaderException ? Future.succeededFuture(Outcome.FENCED)
-            : failure instanceof Stale ? Future.succeededFuture(Outcome.STALE) : Future.failedFuture(failure));
+    return preemptOn(plan, watchdogSeconds, fence).map(Preempted::outcome);
   }
 
-  private static Future<Outcome> preemptIn(SqlConnection conn, Plan plan, int watchdogSeconds) {
+  /** What became of a plan, and on PREEMPTED the node of each victim (a task group's members may be elsewhere). */
+  public record Preempted(Outcome outcome, Map<UUID, String> victimNodes) {
+  }
+
+  /** {@link #preempt}, answering where each victim runs, so each agent is told to stop its own. */
+  public Future<Preempted> preemptOn(Plan plan, int watchdogSeconds, LeaderStore.Fence fence) {
+    return pool.withTransaction(conn -> LeaderStore.checkFence(conn, fence)
+            .compose(v -> preemptIn(conn, plan, watchdogSeconds)))
+        .recover(failure -> failure instanceof LeaderStore.NotLeaderException
+            ? Future.succeededFuture(new Preempted(Outcome.FENCED, Map.of()))
+            : failure instanceof Stale ? Future.succeededFuture(new Preempted(Outcome.STALE, Map.of()))
+            : Future.failedFuture(failure));
+  }
+
+  private static Future<Preempted> preemptIn(SqlConnection conn, Plan plan, int watchdogSeconds) {
     String victimMessage = "preempted by task " + plan.preemptor() + " (priority " + plan.priority() + "); plan: "
         + plan.description();
     return conn.preparedQuery(Sql.CAS_PREEMPT_VICTIMS).execute(Tuple.of(plan.victims().toArray(new UUID[0]),
@@ -108,8 +119,10 @@ public final class PreemptionStore {
           double slowest = 0;
           List<UUID> ids = new ArrayList<>();
           List<String> from = new ArrayList<>();
+          Map<UUID, String> nodes = new HashMap<>();
           for (Row victim : victims) {
             ids.add(victim.getUUID("id"));
+            nodes.put(victim.getUUID("id"), victim.getString("node_id"));
             from.add(victim.getString("from_status"));
             slowest = Math.max(slowest, victim.getDouble("allowance"));
           }
@@ -121,9 +134,10 @@ public final class PreemptionStore {
                 if (nominated.size() == 0) {
                   return Future.failedFuture(new Stale());
                 }
-                return events(conn, plan, ids, from, victimMessage, pending);
+                return events(conn, plan, ids, from, victimMessage, pending)
+                    .map(v -> new Preempted(Outcome.PREEMPTED, nodes));
               });
-        }).map(Outcome.PREEMPTED);
+        });
   }
 
   private static Future<Void> events(SqlConnection conn, Plan plan, List<UUID> victims, List<String> from,

@@ -338,9 +338,11 @@ final class Sql {
   /** Every active task on the nodes that hold a possible victim (scheduled or running) below priority $1. */
   static final String PREEMPTION_OCCUPANTS = "WITH candidate_nodes AS (SELECT DISTINCT node_id FROM tasks"
       + " WHERE preemptible AND status IN ('scheduled', 'running') AND priority < $1"
-      + " AND type NOT IN ('training', 'inference') AND group_id IS NULL)"
-      + " SELECT t.id, t.node_id, t.tenant, t.type, t.priority, t.preemptible AND t.group_id IS NULL AS preemptible,"
-      + " t.status, t.created_at, t.started_at,"
+      + " AND type NOT IN ('training', 'inference'))"
+      + " SELECT t.id, t.node_id, t.tenant, t.type, t.priority, t.group_id,"
+      + " t.preemptible AND (t.group_id IS NULL OR NOT EXISTS (SELECT 1 FROM tasks m WHERE m.group_id = t.group_id"
+      + " AND m.group_attempt = t.group_attempt AND NOT (m.preemptible AND m.status IN ('scheduled', 'running'))))"
+      + " AS preemptible, t.status, t.created_at, t.started_at,"
       + " t.last_checkpoint_at, t.gpu_indices, t.shard, t.cpu_cores, t.memory_mb FROM tasks t"
       + " JOIN candidate_nodes c ON c.node_id = t.node_id WHERE t.status IN " + ACTIVE_STATES;
   /** The nominations the scheduler honours: of pending tasks, not expired. */
@@ -349,16 +351,18 @@ final class Sql {
       + " FROM tasks t WHERE t.status = 'pending' AND t.nominated_node IS NOT NULL AND t.nominated_until > now()";
   /**
    * The victims of one plan, from the state each was planned in to preempting, all or none: each must still be on
-   * the node, preemptible, of lower priority, scheduled or running. RETURNING their state before and
-   * what their stop may take (for the nomination's term).
+   * the node (a member of a task group: anywhere, with every other member of its group in the plan too),
+   * preemptible, of lower priority, scheduled or running. RETURNING their node, their state before and what their
+   * stop may take (for the nomination's term).
    */
   static final String CAS_PREEMPT_VICTIMS = "WITH before AS (SELECT id, status FROM tasks WHERE id = ANY($1)"
-      + " AND node_id = $2 AND preemptible AND priority < $3 AND type NOT IN ('training', 'inference')"
-      + " AND group_id IS NULL"
-      + " AND status IN ('scheduled', 'running') FOR UPDATE)"
+      + " AND (node_id = $2 OR group_id IS NOT NULL) AND preemptible AND priority < $3"
+      + " AND type NOT IN ('training', 'inference') AND status IN ('scheduled', 'running')"
+      + " AND (group_id IS NULL OR NOT EXISTS (SELECT 1 FROM tasks m WHERE m.group_id = tasks.group_id"
+      + " AND m.group_attempt = tasks.group_attempt AND m.id <> ALL($1))) FOR UPDATE)"
       + " UPDATE tasks t SET status = 'preempting', version = t.version + 1, preempting_since = now(),"
       + " reason_code = 'Preempting', reason_message = $4 FROM before WHERE t.id = before.id"
-      + " RETURNING t.id, before.status AS from_status, " + STOP_ALLOWANCE + " AS allowance";
+      + " RETURNING t.id, t.node_id, before.status AS from_status, " + STOP_ALLOWANCE + " AS allowance";
   /** The preemptor, still pending, nominated to the node until $3 seconds from now. */
   static final String NOMINATE = "UPDATE tasks SET nominated_node = $2, nominated_until = now()"
       + " + make_interval(secs => $3), nominated_victims = $5, reason_code = 'PreemptionPending', reason_message = $4"
@@ -438,6 +442,11 @@ final class Sql {
       + " scheduled_at = CASE WHEN $3 = 'pending' THEN NULL ELSE scheduled_at END,"
       + " finished_at = CASE WHEN $3 IN ('succeeded', 'failed', 'stopped') THEN now() ELSE finished_at END"
       + " WHERE id = $1 AND version = $2 RETURNING " + GROUP_COLUMNS;
+  /** A preempted group back in the queue as a unit: the same attempt (its members were requeued), no restart used. */
+  static final String CAS_GROUP_PREEMPTED = "UPDATE task_groups SET status = 'pending', version = version + 1,"
+      + " reason_code = $3, reason_message = $4, master_node = NULL, master_addr = NULL, master_port = NULL,"
+      + " backend = NULL, network_domains = NULL, scheduled_at = NULL WHERE id = $1 AND version = $2"
+      + " AND status IN ('scheduled', 'running') RETURNING " + GROUP_COLUMNS;
   /** Every pending member of the group's current attempt stopped at once (a stop of a group that waits). */
   static final String STOP_PENDING_MEMBERS = "WITH stopped AS (UPDATE tasks SET status = 'stopped', version = version + 1,"
       + " finished_at = now(), reason_code = $3, reason_message = $4 WHERE group_id = $1 AND group_attempt = $2"

@@ -43,6 +43,49 @@ class PreemptPluginTest {
         NOW.minusSeconds(3600), NOW.minusSeconds(3000), null, List.of(card), null, 0, 0, 0);
   }
 
+  private static Occupant member(String name, int priority, int card, UUID group) {
+    return new Occupant(UUID.nameUUIDFromBytes(name.getBytes()), "team-b", "job", priority, true, TaskStatus.RUNNING,
+        NOW.minusSeconds(3600), NOW.minusSeconds(3000), null, List.of(card, card + 1), null, 0, 0, 0, group);
+  }
+
+  @Test
+  void aGroupIsPreemptedWholeAndCountsEveryMemberAgainstOtherPlans() {
+    UUID gang = UUID.randomUUID();
+    Snapshot snapshot = new Snapshot(List.of(node("g1").cards(2, "A100").busyCards(0, 1).build(),
+        node("g2").cards(2, "A100").busyCards(0, 1).build(), node("s1").cards(2, "A100").busyCards(0, 1).build()));
+    snapshot.occupants().begin(NOW);
+    TaskRequest preemptor = task().priority(90).gpus(2).build();
+    PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    // the group's members are the cheapest victims by priority; two single jobs of priority 30 hold s1
+    snapshot.occupants().fill(Map.of("g1", List.of(member("rank0", 10, 0, gang)),
+        "g2", List.of(member("rank1", 10, 0, gang)), "s1", List.of(job("a", 30, 0), job("b", 30, 1))));
+    Decision decision = PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    // two victims either way (rank 0 here and rank 1 on g2, or a and b): the group's priority sum 20 beats 60
+    assertEquals("g1", decision.nominatedNodeId(), decision.toString());
+    assertEquals(List.of(member("rank0", 10, 0, gang).taskId(), member("rank1", 10, 0, gang).taskId()),
+        decision.victims(), "the whole group, its member elsewhere too");
+    assertTrue(decision.plan().contains("1 member(s) elsewhere"), decision.plan());
+    snapshot.nominate(new Nomination(preemptor.id(), 90, "g1", decision.plan(), true), decision.victims());
+    Decision next = PIPELINE.decide(task().priority(90).gpus(2).build(), snapshot, PLUGINS);
+    assertEquals("s1", next.nominatedNodeId(), "g2's member is already going, for g1: " + next);
+    assertEquals(java.util.Set.of(job("a", 30, 0).taskId(), job("b", 30, 1).taskId()), java.util.Set.copyOf(next.victims()));
+  }
+
+  @Test
+  void aBigGroupCostsAllItsMembers() {
+    UUID gang = UUID.randomUUID();
+    Snapshot snapshot = new Snapshot(List.of(node("g1").cards(2, "A100").busyCards(0, 1).build(),
+        node("g2").cards(2, "A100").busyCards(0, 1).build(), node("g3").cards(2, "A100").busyCards(0, 1).build(),
+        node("s1").cards(2, "A100").busyCards(0, 1).build()));
+    snapshot.occupants().begin(NOW);
+    TaskRequest preemptor = task().priority(90).gpus(2).build();
+    PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    snapshot.occupants().fill(Map.of("g1", List.of(member("r0", 10, 0, gang)), "g2", List.of(member("r1", 10, 0, gang)),
+        "g3", List.of(member("r2", 10, 0, gang)), "s1", List.of(job("a", 30, 0), job("b", 30, 1))));
+    Decision decision = PIPELINE.decide(preemptor, snapshot, PLUGINS);
+    assertEquals("s1", decision.nominatedNodeId(), "three members count three victims, more than s1's two: " + decision);
+  }
+
   /**
    * n1: both cards held by preemptible jobs of priority 10 and 20; n2: one card held by a preemptible job of
    * priority 5, the other by a job that is not preemptible.

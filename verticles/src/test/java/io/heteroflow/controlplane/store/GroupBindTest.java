@@ -145,29 +145,51 @@ class GroupBindTest {
   }
 
   @Test
-  void preemptionNeverTakesAMemberOfAGroup() throws Exception {
+  void aGroupIsAPreemptionVictimOnlyWholeAndOnlyWhenEveryMemberMayBeOne() throws Exception {
     GroupStore groups = new GroupStore(store.pool, new BatchBindStore(store.pool, SchedulerConfig.defaults(),
         store.binds));
-    store.node("pre-1", 2, ip("10.2.0.1/24"));
-    store.node("pre-2", 2, ip("10.2.0.2/24"));
+    for (String node : List.of("pre-1", "pre-2", "pre-3", "pre-4")) {
+      store.node(node, 2, ip("10.2.0." + node.charAt(4) + "/24"));
+    }
+    GroupStore.Group cheap = boundJobGroup(groups, "cheap", true, true, "pre-1", "pre-2");
+    GroupStore.Group mixed = boundJobGroup(groups, "mixed", true, false, "pre-3", "pre-4");
+    PreemptionStore preemptions = new PreemptionStore(store.pool);
+    Map<String, List<io.heteroflow.controlplane.scheduler.framework.Occupant>> occupants =
+        await(preemptions.occupants(90));
+    assertTrue(occupants.get("pre-1").get(0).preemptible(), "every member of 'cheap' may be a victim");
+    assertEquals(cheap.group().id(), occupants.get("pre-1").get(0).groupId());
+    assertFalse(occupants.get("pre-3").get(0).preemptible(),
+        "a preemptible member of a group with a member that is not is no victim");
+    TaskRecord urgent = store.task(2);
+    UUID rank0 = cheap.members().get(0).id();
+    UUID rank1 = cheap.members().get(1).id();
+    PreemptionStore.Preempted part = await(preemptions.preemptOn(new PreemptionStore.Plan(urgent.id(), 90, "pre-1",
+        List.of(rank0), "part of a group"), 60, null));
+    assertEquals(PreemptionStore.Outcome.STALE, part.outcome(), "PostgreSQL refuses part of a group");
+    assertEquals(TaskStatus.SCHEDULED, store.reload(rank0).status());
+    PreemptionStore.Preempted whole = await(preemptions.preemptOn(new PreemptionStore.Plan(urgent.id(), 90, "pre-1",
+        List.of(rank0, rank1), "the whole group"), 60, null));
+    assertEquals(PreemptionStore.Outcome.PREEMPTED, whole.outcome());
+    assertEquals(Map.of(rank0, "pre-1", rank1, "pre-2"), whole.victimNodes(), "each victim's agent is told");
+    assertEquals(TaskStatus.PREEMPTING, store.reload(rank1).status());
+    assertEquals(PreemptionStore.Outcome.STALE, await(preemptions.preemptOn(new PreemptionStore.Plan(urgent.id(), 90,
+        "pre-3", mixed.members().stream().map(TaskRecord::id).toList(), "not every member may go"), 60, null)).outcome());
+  }
+
+  private static GroupStore.Group boundJobGroup(GroupStore groups, String name, boolean firstPreemptible,
+                                                boolean secondPreemptible, String... nodes) throws Exception {
     List<TaskSpec> members = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      members.add(new TaskSpec("cheap-" + i, "job", null, List.of("true"), Map.of(), 10, true, 2, 0, null, List.of(),
+    for (boolean preemptible : List.of(firstPreemptible, secondPreemptible)) {
+      members.add(new TaskSpec(name, "job", null, List.of("true"), Map.of(), 10, preemptible, 2, 0, null, List.of(),
           0, 0, 60, 10, null, Map.of(), Map.of()));
     }
-    GroupStore.Group group = await(groups.create("default", new GroupSpec("cheap", "job", null, null, 0, members)));
-    List<BindStore.Request> requests = List.of(
-        new BindStore.Request(group.members().get(0).id(), "pre-1", List.of(0, 1), null),
-        new BindStore.Request(group.members().get(1).id(), "pre-2", List.of(0, 1), null));
+    GroupStore.Group group = await(groups.create("default", new GroupSpec(name, "job", null, null, 0, members)));
+    List<BindStore.Request> requests = new ArrayList<>();
+    for (int rank = 0; rank < nodes.length; rank++) {
+      requests.add(new BindStore.Request(group.members().get(rank).id(), nodes[rank], List.of(0, 1), null));
+    }
     assertTrue(await(groups.bind(group.group(), requests, null)).bound());
-    TaskRecord urgent = store.task(2);
-    PreemptionStore preemptions = new PreemptionStore(store.pool);
-    assertFalse(await(preemptions.occupants(90)).containsKey("pre-1"),
-        "a node holding only a group's (preemptible, low-priority) member offers no victim");
-    PreemptionStore.Outcome outcome = await(preemptions.preempt(new PreemptionStore.Plan(urgent.id(), 90, "pre-1",
-        List.of(group.members().get(0).id()), "forced plan"), 60, null));
-    assertEquals(PreemptionStore.Outcome.STALE, outcome, "PostgreSQL refuses a member as a victim");
-    assertEquals(TaskStatus.SCHEDULED, store.reload(group.members().get(0).id()).status());
+    return group;
   }
 
   /** The task runs and succeeds: its cards are released. */

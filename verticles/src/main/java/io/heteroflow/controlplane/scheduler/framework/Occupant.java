@@ -8,13 +8,23 @@ import java.util.UUID;
 /**
  * One active task on a node as preemption sees it: what it holds there (whole cards, or a shard's memory on one
  * card, CPU, memory), and what decides whether and in which order it may be a victim. {@code startedAt} is null
- * for a task not yet running; {@code lastCheckpointAt} null when it never reported a checkpoint.
+ * for a task not yet running; {@code lastCheckpointAt} null when it never reported a checkpoint. A member of a
+ * task group ({@code groupId}) is preemptible only when every member of its group is a valid victim, and it is
+ * preempted only together with all of them (SPEC §9).
  */
 public record Occupant(UUID taskId, String tenant, String type, int priority, boolean preemptible, TaskStatus status,
                        Instant createdAt, Instant startedAt, Instant lastCheckpointAt, List<Integer> gpuIndices,
-                       Integer shardCard, long shardMemoryMb, double cpuCores, long memoryMb) {
+                       Integer shardCard, long shardMemoryMb, double cpuCores, long memoryMb, UUID groupId) {
   public Occupant {
     gpuIndices = List.copyOf(gpuIndices);
+  }
+
+  /** A task of no group. */
+  public Occupant(UUID taskId, String tenant, String type, int priority, boolean preemptible, TaskStatus status,
+                  Instant createdAt, Instant startedAt, Instant lastCheckpointAt, List<Integer> gpuIndices,
+                  Integer shardCard, long shardMemoryMb, double cpuCores, long memoryMb) {
+    this(taskId, tenant, type, priority, preemptible, status, createdAt, startedAt, lastCheckpointAt, gpuIndices,
+        shardCard, shardMemoryMb, cpuCores, memoryMb, null);
   }
 
   public boolean holdsShard() {
@@ -23,6 +33,6 @@ public record Occupant(UUID taskId, String tenant, String type, int priority, bo
 
   public Occupant withStatus(TaskStatus other) {
     return new Occupant(taskId, tenant, type, priority, preemptible, other, createdAt, startedAt, lastCheckpointAt,
-        gpuIndices, shardCard, shardMemoryMb, cpuCores, memoryMb);
+        gpuIndices, shardCard, shardMemoryMb, cpuCores, memoryMb, groupId);
   }
 }

@@ -4,8 +4,10 @@ import io.heteroflow.protocol.TaskStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,6 +23,8 @@ public final class Occupants {
   private Map<String, List<Occupant>> byNode;
   private Instant now;
   private final Map<UUID, TaskRequest> wanted = new LinkedHashMap<>();
+  /** The nodes each task group's members run on, among the occupants read. */
+  private final Map<UUID, Set<String>> gangNodes = new HashMap<>();
   /** What plugins keep for the whole round (e.g. plans by task shape), by key; dropped with the occupants. */
   private final Map<CycleState.Key<?>, Object> roundMemos = new java.util.IdentityHashMap<>();
 
@@ -56,19 +60,49 @@ public final class Occupants {
 
   public void fill(Map<String, List<Occupant>> occupants) {
     byNode = new LinkedHashMap<>(occupants);
+    gangNodes.clear();
+    occupants.forEach((node, tasks) -> tasks.stream().filter(task -> task.groupId() != null)
+        .forEach(task -> gangNodes.computeIfAbsent(task.groupId(), k -> new LinkedHashSet<>()).add(node)));
   }
 
-  /** {@code victims} on {@code nodeId} are being preempted: no later plan of the round may count on them again. */
-  void preempting(String nodeId, Collection<UUID> victims) {
-    if (byNode == null || !byNode.containsKey(nodeId)) {
-      return;
+  /** Every active member of task group {@code groupId}, on any node, as the round read them. */
+  public List<Occupant> gang(UUID groupId) {
+    List<Occupant> members = new ArrayList<>();
+    for (String node : gangNodes.getOrDefault(groupId, Set.of())) {
+      on(node).stream().filter(task -> groupId.equals(task.groupId())).forEach(members::add);
+    }
+    return members;
+  }
+
+  /**
+   * {@code victims} are being preempted for a plan on {@code nodeId} (members of a task group among them may run
+   * elsewhere): no later plan of the round may count on them again. Answers the nodes whose occupants changed.
+   */
+  Set<String> preempting(String nodeId, Collection<UUID> victims) {
+    Set<String> touched = new LinkedHashSet<>();
+    if (byNode == null) {
+      return touched;
     }
     Set<UUID> gone = new HashSet<>(victims);
-    List<Occupant> updated = new ArrayList<>();
-    for (Occupant each : byNode.get(nodeId)) {
-      updated.add(gone.contains(each.taskId()) ? each.withStatus(TaskStatus.PREEMPTING) : each);
+    Set<String> nodes = new LinkedHashSet<>();
+    nodes.add(nodeId);
+    for (String node : byNode.keySet()) {
+      if (byNode.get(node).stream().anyMatch(each -> each.groupId() != null && gone.contains(each.taskId()))) {
+        nodes.add(node);
+      }
     }
-    byNode.put(nodeId, updated);
+    for (String node : nodes) {
+      if (!byNode.containsKey(node)) {
+        continue;
+      }
+      List<Occupant> updated = new ArrayList<>();
+      for (Occupant each : byNode.get(node)) {
+        updated.add(gone.contains(each.taskId()) ? each.withStatus(TaskStatus.PREEMPTING) : each);
+      }
+      byNode.put(node, updated);
+      touched.add(node);
+    }
+    return touched;
   }
 
   /**
@@ -83,6 +117,7 @@ public final class Occupants {
   /** Forgets the round's reading, wishes and memos. */
   public void clear() {
     byNode = null;
+    gangNodes.clear();
     wanted.clear();
     roundMemos.clear();
   }

@@ -137,10 +137,9 @@ public final class Snapshot {
   public void nominate(Nomination nomination, Collection<UUID> victims) {
     nominationsByNode.computeIfAbsent(nomination.nodeId(), k -> new ArrayList<>()).add(nomination);
     nominationsByTask.put(nomination.taskId(), nomination);
-    occupants.preempting(nomination.nodeId(), victims);
-    if (nodes.containsKey(nomination.nodeId())) {
-      changes.add(nomination.nodeId());
-    }
+    Set<String> touched = new java.util.LinkedHashSet<>(occupants.preempting(nomination.nodeId(), victims));
+    touched.add(nomination.nodeId());
+    touched.stream().filter(nodes::containsKey).forEach(changes::add);
   }
 
   public void assume(TaskRequest task, Decision decision) {

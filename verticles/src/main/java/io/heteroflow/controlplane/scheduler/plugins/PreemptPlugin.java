@@ -92,7 +92,7 @@ public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
     }
     return occupants.roundMemo(PLANS, PlanMemo::new).best(task, snapshot, occupants, candidates, refusals::passes,
             rules)
-        .map(plan -> Result.preempt(plan.node().id(), plan.victims().stream().map(Occupant::taskId).toList(),
+        .map(plan -> Result.preempt(plan.node().id(), plan.all().stream().map(Occupant::taskId).toList(),
             describe(plan)))
         .orElse(Result.none());
   }
@@ -111,7 +111,11 @@ public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
     }
     String victims = plan.victims().stream().map(victim -> victim.taskId() + " (priority " + victim.priority() + ")")
         .collect(Collectors.joining(", "));
+    String gangs = plan.elsewhere().isEmpty() ? "" : String.format(Locale.ROOT,
+        "; with them, as a task group is preempted only whole, %d member(s) elsewhere: %s", plan.elsewhere().size(),
+        plan.elsewhere().stream().map(member -> member.taskId().toString()).collect(Collectors.joining(", ")));
     return String.format(Locale.ROOT, "node %s, %d victim(s): %s; they free %d whole card(s), %d MB of shards,"
-        + " %.1f CPU, %d MB memory", plan.node().id(), plan.victims().size(), victims, cards, shardMb, cpu, memory);
+        + " %.1f CPU, %d MB memory%s", plan.node().id(), plan.victims().size(), victims, cards, shardMb, cpu, memory,
+        gangs);
   }
 }

@@ -79,13 +79,14 @@ public final class PlanMemo {
     shapeBounds.synced = snapshot.changeCount();
     VictimPlanner.NodePlan best = null;
     for (Bound bound : shapeBounds.ordered) {
-      if (best != null && BOUND_ORDER.compare(bound, new Bound(best.node().id(), best.victims().size(),
+      if (best != null && BOUND_ORDER.compare(bound, new Bound(best.node().id(), best.victimCount(),
           best.prioritySum())) >= 0) {
         break; // no plan on this node or any later one can beat the best
       }
       String nodeId = bound.nodeId();
       Optional<VictimPlanner.NodePlan> plan = shapePlans.computeIfAbsent(nodeId, id -> VictimPlanner.planOrdered(
-          task.gpuRequired(), snapshot.node(id), occupants.on(id), byNode.get(id), fits));
+          task.gpuRequired(), snapshot.node(id), occupants.on(id), byNode.get(id), fits)
+          .map(found -> VictimPlanner.withGangs(found, occupants::gang)));
       if (plan.isPresent() && (best == null || VictimPlanner.BEST.compare(plan.get(), best) < 0)) {
         best = plan.get();
       }

@@ -25,16 +25,54 @@ import java.util.function.Predicate;
 public final class VictimPlanner {
   private VictimPlanner() {}
 
-  /** A node, every active task on it, and the node as it would be once {@code victims} are gone. */
-  public record NodePlan(NodeInfo node, List<Occupant> victims, NodeInfo freed) {
+  /**
+   * A node, the victims on it, the node as it would be once they are gone, and the victims elsewhere: the other
+   * members of any task group a victim belongs to (a group is preempted only as a whole, SPEC §9).
+   */
+  public record NodePlan(NodeInfo node, List<Occupant> victims, NodeInfo freed, List<Occupant> elsewhere) {
+    public NodePlan(NodeInfo node, List<Occupant> victims, NodeInfo freed) {
+      this(node, victims, freed, List.of());
+    }
+
+    public NodePlan {
+      victims = List.copyOf(victims);
+      elsewhere = List.copyOf(elsewhere);
+    }
+
+    /** Every task the plan preempts, here and elsewhere. */
+    public List<Occupant> all() {
+      List<Occupant> all = new ArrayList<>(victims);
+      all.addAll(elsewhere);
+      return all;
+    }
+
+    public int victimCount() {
+      return victims.size() + elsewhere.size();
+    }
+
     public int prioritySum() {
-      return victims.stream().mapToInt(Occupant::priority).sum();
+      return all().stream().mapToInt(Occupant::priority).sum();
     }
   }
 
-  /** Fewest victims, then the smaller priority sum, then the node id. */
-  public static final Comparator<NodePlan> BEST = Comparator.<NodePlan>comparingInt(plan -> plan.victims().size())
+  /** Fewest victims (a group's members elsewhere included), then the smaller priority sum, then the node id. */
+  public static final Comparator<NodePlan> BEST = Comparator.<NodePlan>comparingInt(NodePlan::victimCount)
       .thenComparingInt(NodePlan::prioritySum).thenComparing(plan -> plan.node().id());
+
+  /** The plan with the other members of every task group among its victims added: their whole groups go. */
+  public static NodePlan withGangs(NodePlan plan, java.util.function.Function<UUID, List<Occupant>> gangOf) {
+    Set<UUID> here = new HashSet<>();
+    plan.victims().forEach(victim -> here.add(victim.taskId()));
+    Map<UUID, Occupant> elsewhere = new java.util.LinkedHashMap<>();
+    for (Occupant victim : plan.victims()) {
+      if (victim.groupId() != null) {
+        gangOf.apply(victim.groupId()).stream().filter(member -> !here.contains(member.taskId()))
+            .forEach(member -> elsewhere.putIfAbsent(member.taskId(), member));
+      }
+    }
+    return elsewhere.isEmpty() ? plan
+        : new NodePlan(plan.node(), plan.victims(), plan.freed(), List.copyOf(elsewhere.values()));
+  }
 
   /**
    * The best plan for a preemptor of {@code priority}, given each candidate node with all its active tasks;
