@@ -51,6 +51,10 @@ final class GangScheduling {
   private final SnapshotCache snapshots;
   private final Runnable retry;
   private GroupStore.Cursor cursor;
+  /** Groups whose bind is in flight: still pending in PostgreSQL meanwhile, so the next round must not take them. */
+  private final Set<java.util.UUID> binding = new java.util.HashSet<>();
+  /** Groups whose bind settled since the current read began: that read may still show them pending. */
+  private final Set<java.util.UUID> settledSinceRead = new java.util.HashSet<>();
 
   GangScheduling(Vertx vertx, GroupStore groups, GangPlanner planner, Leadership leadership,
                  ControlPlaneMetrics metrics, SnapshotCache snapshots, Runnable retry) {
@@ -65,11 +69,14 @@ final class GangScheduling {
 
   /** This round's pending groups; answers whether the queue has more beyond them. */
   Future<List<Gang>> read() {
+    settledSinceRead.clear();
     return groups.pending(cursor, BATCH).map(read -> {
       GroupRecord last = read.isEmpty() ? null : read.get(read.size() - 1).group();
       cursor = read.size() < BATCH || last == null ? null
           : new GroupStore.Cursor(last.priority(), last.createdAt(), last.id());
-      return read.stream().filter(group -> group.members().size() == group.group().memberCount()
+      return read.stream()
+          .filter(group -> !binding.contains(group.group().id()) && !settledSinceRead.contains(group.group().id()))
+          .filter(group -> group.members().size() == group.group().memberCount()
               && group.members().stream().allMatch(member -> member.status() == TaskStatus.PENDING))
           .map(group -> new Gang(group, request(group), null)).toList();
     });
@@ -126,7 +133,11 @@ final class GangScheduling {
     requests.forEach(request -> nodes.add(request.nodeId()));
     nodes.forEach(snapshots::staged);
     GroupRecord group = gang.group().group();
-    return groups.bind(group, requests, fence).compose(bound -> {
+    binding.add(group.id());
+    return groups.bind(group, requests, fence).onComplete(done -> {
+      binding.remove(group.id());
+      settledSinceRead.add(group.id());
+    }).compose(bound -> {
       nodes.forEach(node -> snapshots.settled(node, bound.bound() ? bound.nodeVersions().get(node) : null));
       if (bound.fenced()) {
         leadership.stepDown();

@@ -1,7 +1,6 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -66,9 +65,5 @@ public final class Feasibility {
     NodeRejections rejections = new NodeRejections();
     refused.forEach(rejections::add);
     return rejections.decision(nodeCount);
-  }
-
-  List<NodeEvaluation> feasibleEvaluations() {
-    return Collections.unmodifiableList(feasible);
   }
 }
