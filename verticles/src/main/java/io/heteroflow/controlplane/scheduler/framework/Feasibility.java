@@ -12,12 +12,15 @@ public final class Feasibility {
   private final TaskRequest task;
   private final List<NodeEvaluation> feasible = new ArrayList<>();
   private final List<NodeEvaluation> refused = new ArrayList<>();
+  private final java.util.Map<String, Double> scores = new java.util.HashMap<>();
   private final int nodeCount;
+  private List<NodeInfo> sortedFeasible;
 
   Feasibility(TaskRequest task, List<NodeEvaluation> evaluations, int nodeCount) {
     this.task = task;
     this.nodeCount = nodeCount;
     evaluations.forEach(evaluation -> (evaluation.feasible() ? feasible : refused).add(evaluation));
+    feasible.forEach(evaluation -> scores.put(evaluation.node().id(), evaluation.score()));
   }
 
   public TaskRequest task() {
@@ -26,19 +29,17 @@ public final class Feasibility {
 
   /** The nodes that passed, best score first. */
   public List<NodeInfo> feasibleNodes() {
-    List<NodeEvaluation> sorted = new ArrayList<>(feasible);
-    sorted.sort(NodeEvaluation.BEST_FIRST);
-    return sorted.stream().map(NodeEvaluation::node).toList();
+    if (sortedFeasible == null) {
+      List<NodeEvaluation> sorted = new ArrayList<>(feasible);
+      sorted.sort(NodeEvaluation.BEST_FIRST);
+      sortedFeasible = sorted.stream().map(NodeEvaluation::node).toList();
+    }
+    return sortedFeasible;
   }
 
   /** The weighted score of a node that passed (0 for any other). */
   public double score(String nodeId) {
-    for (NodeEvaluation evaluation : feasible) {
-      if (evaluation.node().id().equals(nodeId)) {
-        return evaluation.score();
-      }
-    }
-    return 0;
+    return scores.getOrDefault(nodeId, 0.0);
   }
 
   public int feasibleCount() {

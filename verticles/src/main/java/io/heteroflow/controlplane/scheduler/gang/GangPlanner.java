@@ -112,14 +112,17 @@ public final class GangPlanner {
       NodeInfo reference = path == GroupPath.PIPELINE_PARALLEL && index > 0 ? placedOn[index - 1] : anchor;
       List<NodeInfo> candidates = candidates(member, feasibility, originals.keySet(), snapshot, plugins);
       Comparator<NodeInfo> preference = preference(member, reference, candidates, originals.keySet(), n, feasibility);
-      candidates.sort(preference);
       Decision decision = null;
       NodeInfo chosen = null;
-      for (NodeInfo candidate : candidates) {
+      while (chosen == null && !candidates.isEmpty()) {
+        // the most preferred candidate (one pass, not a sort: thousands of nodes, and the first one nearly always
+        // binds); one whose cards cannot be picked after all is dropped and the next is taken
+        NodeInfo candidate = java.util.Collections.min(candidates, preference);
         decision = pipeline.placeOn(member, candidate, feasibility.score(candidate.id()), snapshot, plugins);
         if (decision.isPlaced()) {
           chosen = candidate;
-          break;
+        } else {
+          candidates.remove(candidate);
         }
       }
       if (chosen == null) {
