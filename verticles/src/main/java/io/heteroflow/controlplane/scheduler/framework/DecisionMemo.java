@@ -43,6 +43,20 @@ final class DecisionMemo {
     NodeEvaluation of(String nodeId) {
       return byNode.get(nodeId);
     }
+
+    /** Every node's evaluation (read-only view). */
+    java.util.Collection<NodeEvaluation> all() {
+      return java.util.Collections.unmodifiableCollection(byNode.values());
+    }
+
+    int feasibleCount() {
+      return feasible.size();
+    }
+
+    /** The feasible evaluations, best first (a copy: the memo moves on as the round stages placements). */
+    java.util.List<NodeEvaluation> feasibleBestFirst() {
+      return java.util.List.copyOf(feasible);
+    }
   }
 
   /** At most this many shapes are kept (least recently decided first out): memory stays bounded. */

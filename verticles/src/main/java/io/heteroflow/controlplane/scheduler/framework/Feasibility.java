@@ -1,49 +1,83 @@
 package io.heteroflow.controlplane.scheduler.framework;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Every node's verdict for one task on a snapshot ({@link SchedulingPipeline#feasibility}): the nodes that
- * passed every filter, with their weighted scores, and why the others were refused, counted by reason. A task
- * group decides its members from these (SPEC §9) instead of taking each member's single best node.
+ * passed every filter, best score first, with their weighted scores, and why the others were refused, counted by
+ * reason. A task group decides its members from these (SPEC §9) instead of taking each member's single best node.
+ * Built from the decision memo it is a view of the memo's evaluations: nothing is judged, copied or sorted again.
  */
 public final class Feasibility {
   private final TaskRequest task;
-  private final List<NodeEvaluation> feasible = new ArrayList<>();
-  private final List<NodeEvaluation> refused = new ArrayList<>();
-  private final java.util.Map<String, Double> scores = new java.util.HashMap<>();
+  private final java.util.function.Supplier<List<NodeEvaluation>> feasibleBestFirst;
+  private final int feasibleCount;
+  private final Function<String, NodeEvaluation> byNode;
+  private final Collection<NodeEvaluation> all;
   private final int nodeCount;
-  private List<NodeInfo> sortedFeasible;
+  private List<NodeInfo> feasibleNodes;
 
-  Feasibility(TaskRequest task, List<NodeEvaluation> evaluations, int nodeCount) {
+  private Feasibility(TaskRequest task, java.util.function.Supplier<List<NodeEvaluation>> feasibleBestFirst,
+                      int feasibleCount, Function<String, NodeEvaluation> byNode, Collection<NodeEvaluation> all,
+                      int nodeCount) {
     this.task = task;
+    this.feasibleBestFirst = feasibleBestFirst;
+    this.feasibleCount = feasibleCount;
+    this.byNode = byNode;
+    this.all = all;
     this.nodeCount = nodeCount;
-    evaluations.forEach(evaluation -> (evaluation.feasible() ? feasible : refused).add(evaluation));
-    feasible.forEach(evaluation -> scores.put(evaluation.node().id(), evaluation.score()));
+  }
+
+  /** From evaluations judged for this call. */
+  static Feasibility of(TaskRequest task, List<NodeEvaluation> evaluations, int nodeCount) {
+    List<NodeEvaluation> feasible = new ArrayList<>();
+    Map<String, NodeEvaluation> byNode = new HashMap<>();
+    for (NodeEvaluation evaluation : evaluations) {
+      byNode.put(evaluation.node().id(), evaluation);
+      if (evaluation.feasible()) {
+        feasible.add(evaluation);
+      }
+    }
+    feasible.sort(NodeEvaluation.BEST_FIRST);
+    return new Feasibility(task, () -> feasible, feasible.size(), byNode::get, evaluations, nodeCount);
+  }
+
+  /** From the decision memo's evaluations of the task's shape (kept current with the snapshot). */
+  static Feasibility of(TaskRequest task, DecisionMemo.Shape shape, int nodeCount) {
+    return new Feasibility(task, shape::feasibleBestFirst, shape.feasibleCount(), shape::of, shape.all(), nodeCount);
   }
 
   public TaskRequest task() {
     return task;
   }
 
-  /** The nodes that passed, best score first. */
+  /** The nodes that passed, best score first (as they were judged; the snapshot may have staged more since). */
   public List<NodeInfo> feasibleNodes() {
-    if (sortedFeasible == null) {
-      List<NodeEvaluation> sorted = new ArrayList<>(feasible);
-      sorted.sort(NodeEvaluation.BEST_FIRST);
-      sortedFeasible = sorted.stream().map(NodeEvaluation::node).toList();
+    if (feasibleNodes == null) {
+      feasibleNodes = feasibleBestFirst.get().stream().map(NodeEvaluation::node).toList();
     }
-    return sortedFeasible;
+    return feasibleNodes;
   }
 
   /** The weighted score of a node that passed (0 for any other). */
   public double score(String nodeId) {
-    return scores.getOrDefault(nodeId, 0.0);
+    NodeEvaluation evaluation = byNode.apply(nodeId);
+    return evaluation != null && evaluation.feasible() ? evaluation.score() : 0;
+  }
+
+  /** Whether the node passed every filter when judged. */
+  public boolean passes(String nodeId) {
+    NodeEvaluation evaluation = byNode.apply(nodeId);
+    return evaluation != null && evaluation.feasible();
   }
 
   public int feasibleCount() {
-    return feasible.size();
+    return feasibleCount;
   }
 
   public int nodeCount() {
@@ -64,7 +98,7 @@ public final class Feasibility {
 
   private Decision refusal() {
     NodeRejections rejections = new NodeRejections();
-    refused.forEach(rejections::add);
+    all.stream().filter(evaluation -> !evaluation.feasible()).forEach(rejections::add);
     return rejections.decision(nodeCount);
   }
 }

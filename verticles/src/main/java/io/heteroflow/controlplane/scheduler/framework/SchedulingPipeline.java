@@ -90,19 +90,26 @@ public final class SchedulingPipeline {
    */
   public Feasibility feasibility(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
     CycleState state = new CycleState();
+    List<FilterPlugin> filters = filters(plugins);
+    if (plugins.memoizable()) {
+      // the same verdicts from the snapshot's memo: only nodes changed since this shape was judged are judged again
+      TaskRequest shapeOnly = task.shape();
+      DecisionMemo.Shape shape = snapshot.memo(plugins).shape(shapeOnly, snapshot,
+          node -> evaluate(shapeOnly, node, snapshot, plugins, filters, state));
+      return Feasibility.of(task, shape, snapshot.size());
+    }
     List<NodeEvaluation> evaluations = new ArrayList<>(snapshot.size());
     for (PreFilterPlugin preFilter : plugins.preFilters()) {
       Status verdict = preFilter.preFilter(task, snapshot, state);
       if (!verdict.isOk()) {
         snapshot.nodeViews().forEach(node -> evaluations.add(new NodeEvaluation(node, verdict, 0, 0)));
-        return new Feasibility(task, evaluations, snapshot.size());
+        return Feasibility.of(task, evaluations, snapshot.size());
       }
     }
-    List<FilterPlugin> filters = filters(plugins);
     for (NodeInfo node : snapshot.nodeViews()) {
       evaluations.add(evaluate(task, node, snapshot, plugins, filters, state));
     }
-    return new Feasibility(task, evaluations, snapshot.size());
+    return Feasibility.of(task, evaluations, snapshot.size());
   }
 
   /** Whether {@code node}, as the snapshot has it now, passes every filter for {@code task}. */

@@ -30,6 +30,7 @@ public final class Snapshot {
   /** The live nominations (SPEC §6), by node and by preemptor. */
   private final Map<String, List<Nomination>> nominationsByNode = new HashMap<>();
   private final Map<UUID, Nomination> nominationsByTask = new HashMap<>();
+  private final Map<Object, Object> derived = new HashMap<>();
 
   public Snapshot(Collection<NodeInfo> nodes, TenantBoundary boundary) {
     for (NodeInfo node : nodes) {
@@ -63,6 +64,15 @@ public final class Snapshot {
       memo = new DecisionMemo(plugins);
     }
     return memo;
+  }
+
+  /**
+   * Something derived from the snapshot's nodes, computed once per snapshot (e.g. the nodes by rack for task
+   * groups): only for data that a node's load does not change, since later replacements do not recompute it.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T derived(Object key, java.util.function.Supplier<T> compute) {
+    return (T) derived.computeIfAbsent(key, k -> compute.get());
   }
 
   public NodeInfo node(String id) {

@@ -109,31 +109,21 @@ public final class GangPlanner {
       TaskRequest member = judged.get(index);
       Feasibility feasibility = byShape.computeIfAbsent(member.shape(),
           shape -> pipeline.feasibility(member, snapshot, plugins));
+      RackIndex nearby = snapshot.derived(RackIndex.class, () -> RackIndex.of(snapshot.nodeViews()));
       NodeInfo reference = path == GroupPath.PIPELINE_PARALLEL && index > 0 ? placedOn[index - 1] : anchor;
-      List<NodeInfo> candidates = candidates(member, feasibility, originals.keySet(), snapshot, plugins);
-      Comparator<NodeInfo> preference = preference(member, reference, candidates, originals.keySet(), n, feasibility);
-      Decision decision = null;
-      NodeInfo chosen = null;
-      while (chosen == null && !candidates.isEmpty()) {
-        // the most preferred candidate (one pass, not a sort: thousands of nodes, and the first one nearly always
-        // binds); one whose cards cannot be picked after all is dropped and the next is taken
-        NodeInfo candidate = java.util.Collections.min(candidates, preference);
-        decision = pipeline.placeOn(member, candidate, feasibility.score(candidate.id()), snapshot, plugins);
-        if (decision.isPlaced()) {
-          chosen = candidate;
-        } else {
-          candidates.remove(candidate);
-        }
-      }
-      if (chosen == null) {
+      List<List<NodeInfo>> tiers = reference == null ? nearby.forFirst(member, n, feasibility::passes,
+          node -> snapshot.node(node.id()))
+          : nearby.around(reference);
+      Placed placed = place(member, tiers, originals.keySet(), feasibility, snapshot, plugins);
+      if (placed == null) {
         originals.values().forEach(snapshot::replace);
         return refusal(path, judged, member, feasibility, vendor);
       }
-      originals.putIfAbsent(chosen.id(), chosen);
-      snapshot.assume(member, decision);
-      placedOn[index] = snapshot.node(chosen.id());
-      decisions[index] = decision;
-      anchor = anchor == null ? chosen : anchor;
+      originals.putIfAbsent(placed.node().id(), placed.node());
+      snapshot.assume(member, placed.decision());
+      placedOn[index] = snapshot.node(placed.node().id());
+      decisions[index] = placed.decision();
+      anchor = anchor == null ? placed.node() : anchor;
     }
     List<Placement> placements = new ArrayList<>();
     for (int rank = 0; rank < n; rank++) {
@@ -143,29 +133,41 @@ public final class GangPlanner {
         null, null);
   }
 
-  /** The nodes that pass for the member now: its feasible nodes, those the group already staged on judged again. */
-  private List<NodeInfo> candidates(TaskRequest member, Feasibility feasibility, Set<String> touched, Snapshot snapshot,
-                                    PluginSet plugins) {
-    List<NodeInfo> candidates = new ArrayList<>();
-    for (NodeInfo node : feasibility.feasibleNodes()) {
-      NodeInfo now = snapshot.node(node.id());
-      if (now != null && (!touched.contains(node.id()) || pipeline.passes(member, now, snapshot, plugins))) {
-        candidates.add(now);
-      }
-    }
-    return candidates;
+  private record Placed(NodeInfo node, Decision decision) {
   }
 
-  /** Nearest the reference first, then a node the group uses, then one it fills exactly or takes whole, then score. */
-  private static Comparator<NodeInfo> preference(TaskRequest member, NodeInfo reference, List<NodeInfo> candidates,
-                                                 Set<String> used, int members, Feasibility feasibility) {
-    Map<String, Integer> rackFit = reference == null ? rackFit(member, candidates, members) : Map.of();
-    return Comparator.<NodeInfo>comparingInt(node -> reference == null ? rackFit.get(Topology.rackKey(node))
-            : Topology.affinity(node, reference)).reversed()
-        .thenComparing(node -> used.contains(node.id()) ? 0 : 1)
-        .thenComparing(node -> -fit(member, node))
-        .thenComparing(node -> -feasibility.score(node.id()))
+  /**
+   * The member's node, looked for tier by tier (nearest first): in each, among the nodes that pass now (a node
+   * the group staged on is judged again), one the group already uses (few nodes), then one the member fills
+   * exactly or takes whole, then the best score, then the id. A node whose cards cannot be picked after all is
+   * dropped and the next is tried. Null when no tier holds one.
+   */
+  private Placed place(TaskRequest member, List<List<NodeInfo>> tiers, Set<String> used, Feasibility feasibility,
+                       Snapshot snapshot, PluginSet plugins) {
+    Set<String> tried = new HashSet<>();
+    Comparator<NodeInfo> preference = Comparator.<NodeInfo>comparingInt(node -> used.contains(node.id()) ? 0 : 1)
+        .thenComparingInt(node -> -fit(member, node)).thenComparingDouble(node -> -feasibility.score(node.id()))
         .thenComparing(NodeInfo::id);
+    for (List<NodeInfo> tier : tiers) {
+      List<NodeInfo> passing = new ArrayList<>();
+      for (NodeInfo judged : tier) {
+        NodeInfo now = snapshot.node(judged.id());
+        boolean passes = used.contains(judged.id()) ? now != null && pipeline.passes(member, now, snapshot, plugins)
+            : feasibility.passes(judged.id());
+        if (now != null && passes && tried.add(judged.id())) {
+          passing.add(now);
+        }
+      }
+      while (!passing.isEmpty()) {
+        NodeInfo candidate = java.util.Collections.min(passing, preference);
+        Decision decision = pipeline.placeOn(member, candidate, feasibility.score(candidate.id()), snapshot, plugins);
+        if (decision.isPlaced()) {
+          return new Placed(candidate, decision);
+        }
+        passing.remove(candidate);
+      }
+    }
+    return null;
   }
 
   /** 2: the member takes exactly the node's free cards; 1: the node is wholly free; 0: neither. */
@@ -174,18 +176,6 @@ public final class GangPlanner {
       return 2;
     }
     return node.gpuUsed() == 0 ? 1 : 0;
-  }
-
-  /**
-   * How well each rack could hold the whole group, as a number to maximise: a rack with room for every member
-   * scores above any that has not, the tightest such rack highest (big racks are not chopped); otherwise the most room.
-   */
-  private static Map<String, Integer> rackFit(TaskRequest member, List<NodeInfo> candidates, int members) {
-    Map<String, Integer> room = new HashMap<>();
-    candidates.forEach(node -> room.merge(Topology.rackKey(node), Topology.slots(member, node), Integer::sum));
-    Map<String, Integer> fit = new HashMap<>();
-    room.forEach((rack, slots) -> fit.put(rack, slots >= members ? 2_000_000 - slots : slots));
-    return fit;
   }
 
   /** Identical members: rank r takes the r-th placement in topology order, so neighbouring ranks sit together. */

@@ -27,11 +27,14 @@ final class Topology {
     return node.region() + "/" + node.zone() + "/" + node.rack();
   }
 
-  /** How many copies of {@code member} the node could hold by its free cards (one for a member without cards). */
+  /**
+   * How many copies of {@code member} the node could hold by its unaccounted cards (one for a member without cards):
+   * an estimate for ranking racks, cheap enough for thousands of nodes per group; the bind picks the real cards.
+   */
   static int slots(TaskRequest member, NodeInfo node) {
     if (member.gpuRequired() <= 0) {
       return 1;
     }
-    return (int) (node.wholeCardsFor(member) / member.gpuRequired());
+    return Math.max(0, Math.min(node.gpuTotal() - node.gpuUsed(), node.cards().size())) / member.gpuRequired();
   }
 }
