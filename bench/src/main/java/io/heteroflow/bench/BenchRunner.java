@@ -208,6 +208,36 @@ public final class BenchRunner {
         .put("clients_16_pg_cpu_ms_per_tx", round3(rates.pgCpuMsPerTx16()));
   }
 
+  /**
+   * A control plane deployed on its own Vert.x and leading, with the benchmark's own two-connection client pool,
+   * as the preempt and gangs scenarios run it: the offline grace raised to {@code offlineGraceSeconds}.
+   */
+  record Deployed(PrometheusMeterRegistry registry, Vertx vertx, ControlPlane.Running running, Pool client)
+      implements AutoCloseable {
+    static Deployed start(Database database, int offlineGraceSeconds) throws Exception {
+      PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
+      Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
+      try {
+        ControlPlane.Options cpOptions = ControlPlane.Options.defaults(0, ADMIN_TOKEN, SchedulerConfig.defaults())
+            .withHttp("127.0.0.1", 0).withOfflineGraceSeconds(offlineGraceSeconds);
+        ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, cpOptions, registry));
+        awaitLeadership(running);
+        Pool client = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(database.options())
+            .using(vertx).build();
+        return new Deployed(registry, vertx, running, client);
+      } catch (Exception e) {
+        vertx.close().await(60, TimeUnit.SECONDS);
+        throw e;
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
+      client.close();
+      vertx.close().await(60, TimeUnit.SECONDS);
+    }
+  }
+
   /** Waits (30 s at most) until the freshly deployed control plane leads. */
   static void awaitLeadership(ControlPlane.Running running) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -7,7 +7,6 @@ import static io.heteroflow.bench.BenchFutures.await;
 import static io.heteroflow.bench.BenchFutures.forEachLimited;
 
 import io.heteroflow.controlplane.ControlPlane;
-import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.heteroflow.controlplane.store.GroupSpec;
 import io.heteroflow.controlplane.store.TaskSpec;
@@ -15,12 +14,9 @@ import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import java.io.PrintStream;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -30,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bench --scenario gangs}: N nodes × 8 cards (in racks of 40 and four zones, one GPU vendor per zone:
@@ -113,24 +108,16 @@ final class GangBench {
         .put("cards_asked_share", round3(mix.cards() / (double) cards)).put("seed", options.seed())
         .put("date", OffsetDateTime.now(ZoneOffset.UTC).withNano(0).toString())
         .put("machine", String.join(", ", ProcessStats.describeMachine()));
-    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
-    Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-    Pool client = null;
-    try {
-      ControlPlane.Options cpOptions = ControlPlane.Options.defaults(0, "bench-admin", SchedulerConfig.defaults())
-          .withHttp("127.0.0.1", 0).withOfflineGraceSeconds(PreemptionBench.OFFLINE_GRACE_SECONDS);
-      result.put("offline_grace_s", PreemptionBench.OFFLINE_GRACE_SECONDS);
-      ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, cpOptions, registry));
-      BenchRunner.awaitLeadership(running);
-      client = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(database.options()).using(vertx)
-          .build();
-      SimulatedFleet fleet = SimulatedFleet.register(vertx, running, nodes, options.heartbeatSeconds(), this::log,
-          result);
+    result.put("offline_grace_s", PreemptionBench.OFFLINE_GRACE_SECONDS);
+    try (BenchRunner.Deployed deployed = BenchRunner.Deployed.start(database, PreemptionBench.OFFLINE_GRACE_SECONDS)) {
+      Pool client = deployed.client();
+      SimulatedFleet fleet = SimulatedFleet.register(deployed.vertx(), deployed.running(), nodes,
+          options.heartbeatSeconds(), this::log, result);
       if (options.probes()) {
-        result.put("phases", new JsonObject().put("decide_groups_empty_cluster", DecideProbe.groups(running,
-            mix.groups())));
+        result.put("phases", new JsonObject().put("decide_groups_empty_cluster",
+            DecideProbe.groups(deployed.running(), mix.groups())));
       }
-      burst(vertx, running, client, database, registry, mix, result);
+      burst(deployed.vertx(), deployed.running(), client, database, deployed.registry(), mix, result);
       fleet.stopHeartbeats();
       JsonArray violations = Invariants.check(client);
       violations.addAll(Invariants.check(client, BenchSql.GANG_INVARIANTS));
@@ -139,11 +126,6 @@ final class GangBench {
         log("  INVARIANT VIOLATIONS: " + violations.encode());
       }
       result.put("peak_rss_mb", round1(ProcessStats.peakRssMb()));
-    } finally {
-      if (client != null) {
-        client.close();
-      }
-      vertx.close().await(60, TimeUnit.SECONDS);
     }
     return result;
   }
@@ -199,12 +181,12 @@ final class GangBench {
     result.put("jvm_cpu_seconds", round3(jvmCpu)).put("pg_cpu_seconds", round3(pgCpu))
         .put("machine_busy_percent", round1(100 * cpuAfter.machineBusySince(cpuBefore)))
         .put("other_processes_cpu_seconds", round3(Math.max(0, others))).put("cores", ProcessStats.cores());
-    log(String.format("  %s: %d/%d groups bound %.2f s after the first submit (%s groups/s; median over waves of binds %s),"
-            + " %d/%d tasks in %.2f s (%s/s); partial groups seen by the watcher: %d in %d samples", ending,
+    log(String.format("  %s: %d/%d groups bound %.2f s after the first submit (%s groups/s; median over waves of"
+            + " binds %s), %d/%d tasks in %.2f s (%s/s); partial groups seen by the watcher: %d in %d samples", ending,
         result.getLong("groups_bound"), groups, result.getDouble("all_groups_bound_seconds", Double.NaN),
-        result.getValue("groups_per_s"), result.getJsonObject("group_binds").getValue("per_s_median_over_waves"), bound, mix.members() + singles,
-        drainSeconds == null ? Double.NaN : drainSeconds, result.getValue("tasks_per_s"),
-        watched.getInteger("partial_groups_seen"), watched.getInteger("samples")));
+        result.getValue("groups_per_s"), result.getJsonObject("group_binds").getValue("per_s_median_over_waves"),
+        bound, mix.members() + singles, drainSeconds == null ? Double.NaN : drainSeconds,
+        result.getValue("tasks_per_s"), watched.getInteger("partial_groups_seen"), watched.getInteger("samples")));
   }
 
   private static void kick(Vertx vertx, String why) {

@@ -5,8 +5,6 @@ import static io.heteroflow.bench.BenchFigures.round3;
 import static io.heteroflow.bench.BenchFigures.seconds;
 import static io.heteroflow.bench.BenchFutures.await;
 
-import io.heteroflow.controlplane.ControlPlane;
-import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.protocol.BusAddresses;
@@ -16,11 +14,8 @@ import io.heteroflow.protocol.message.Report;
 import io.heteroflow.protocol.message.Stop;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonObject;
-import io.vertx.pgclient.PgBuilder;
 import io.vertx.sqlclient.Pool;
-import io.vertx.sqlclient.PoolOptions;
 import io.vertx.sqlclient.Row;
 import java.io.PrintStream;
 import java.time.OffsetDateTime;
@@ -29,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bench --scenario preempt} (issue 14): N nodes × 8 cards filled with one-card preemptible jobs of priority
@@ -63,23 +57,15 @@ final class PreemptionBench {
         .put("cards", nodes * BenchScenario.CARDS_PER_NODE).put("preemptors", preemptors)
         .put("date", OffsetDateTime.now(ZoneOffset.UTC).withNano(0).toString())
         .put("machine", String.join(", ", ProcessStats.describeMachine()));
-    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
-    Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-    Pool client = null;
-    try {
-      // on two cores shared with PostgreSQL the fleet's own heartbeat timer lags past the 15 s offline grace
-      // during the burst, and nodes that flap offline make nominees plan again: that would measure the flapping
-      ControlPlane.Options cpOptions = ControlPlane.Options.defaults(0, "bench-admin", SchedulerConfig.defaults())
-          .withHttp("127.0.0.1", 0).withOfflineGraceSeconds(OFFLINE_GRACE_SECONDS);
-      result.put("offline_grace_s", OFFLINE_GRACE_SECONDS);
-      ControlPlane.Running running = await(ControlPlane.deploy(vertx, database, cpOptions, registry));
-      while (!running.leadership().leading()) {
-        Thread.sleep(20);
-      }
-      client = PgBuilder.pool().with(new PoolOptions().setMaxSize(2)).connectingTo(database.options()).using(vertx)
-          .build();
-      SimulatedFleet fleet = SimulatedFleet.register(vertx, running, nodes, options.heartbeatSeconds(), this::log,
-          result);
+    // on two cores shared with PostgreSQL the fleet's own heartbeat timer lags past the 15 s offline grace
+    // during the burst, and nodes that flap offline make nominees plan again: that would measure the flapping
+    result.put("offline_grace_s", OFFLINE_GRACE_SECONDS);
+    try (BenchRunner.Deployed deployed = BenchRunner.Deployed.start(database, OFFLINE_GRACE_SECONDS)) {
+      PrometheusMeterRegistry registry = deployed.registry();
+      Vertx vertx = deployed.vertx();
+      Pool client = deployed.client();
+      SimulatedFleet fleet = SimulatedFleet.register(vertx, deployed.running(), nodes, options.heartbeatSeconds(),
+          this::log, result);
 
       int fill = nodes * BenchScenario.CARDS_PER_NODE;
       long fillStart = System.nanoTime();
@@ -115,11 +101,6 @@ final class PreemptionBench {
       fleet.stopHeartbeats();
       result.put("violations", Invariants.check(client));
       result.put("peak_rss_mb", round1(ProcessStats.peakRssMb()));
-    } finally {
-      if (client != null) {
-        client.close();
-      }
-      vertx.close().await(60, TimeUnit.SECONDS);
     }
     return result;
   }
