@@ -34,6 +34,8 @@ import java.util.logging.Logger;
  */
 final class GangScheduling {
   static final int BATCH = 20;
+  /** Past this many group binds in flight a round waits for them before it ends. */
+  static final int MAX_BINDS_IN_FLIGHT = 2 * BATCH;
   private static final Logger LOG = Logger.getLogger(GangScheduling.class.getName());
 
   /** A pending group, its members as requests in rank order, and what the round decided for it. */
@@ -55,6 +57,7 @@ final class GangScheduling {
   private final Set<java.util.UUID> binding = new java.util.HashSet<>();
   /** Groups whose bind settled since the current read began: that read may still show them pending. */
   private final Set<java.util.UUID> settledSinceRead = new java.util.HashSet<>();
+  private final List<Future<Void>> inFlight = new ArrayList<>();
 
   GangScheduling(Vertx vertx, GroupStore groups, GangPlanner planner, Leadership leadership,
                  ControlPlaneMetrics metrics, SnapshotCache snapshots, Runnable retry) {
@@ -102,7 +105,11 @@ final class GangScheduling {
     return decided;
   }
 
-  /** Binds the placed groups (each in its own transaction) and records why the others wait. */
+  /**
+   * Starts the placed groups' binds (each its own transaction) and records why the others wait. The round does
+   * not wait for the binds — the next one decides meanwhile, skipping the groups in flight, whose nodes keep their
+   * staged view — unless {@link #MAX_BINDS_IN_FLIGHT} are in flight: then it waits for them (backpressure).
+   */
   Future<Void> settle(List<Gang> decided) {
     LeaderStore.Fence fence = leadership.fence();
     List<Future<Void>> settled = new ArrayList<>();
@@ -113,8 +120,16 @@ final class GangScheduling {
         metrics.attempt("unschedulable", decision.code().name());
         settled.add(groups.setReason(gang.group().group().id(), decision.code().name(), decision.message()));
       } else if (fence != null) {
-        settled.add(bind(gang, fence));
+        Future<Void> bound = bind(gang, fence).recover(e -> {
+          LOG.log(Level.WARNING, "binding task group " + gang.group().group().id() + " failed", e);
+          return Future.succeededFuture();
+        });
+        inFlight.add(bound);
+        bound.onComplete(done -> inFlight.remove(bound));
       }
+    }
+    if (inFlight.size() >= MAX_BINDS_IN_FLIGHT) {
+      settled.addAll(inFlight);
     }
     if (fence == null && decided.stream().anyMatch(gang -> gang.decision().placed())) {
       snapshots.reset(); // staged groups that will never bind

@@ -417,7 +417,8 @@ final class Sql {
   /** The group's claim at its bind, the current attempt's: pending → scheduled, with where rank 0 listens. */
   static final String CAS_GROUP_BOUND = "UPDATE task_groups SET status = 'scheduled', master_node = $3, master_addr = $4,"
       + " master_port = $5, backend = $6, network_domains = $7, reason_code = NULL, reason_message = NULL,"
-      + " scheduled_at = now(), version = version + 1 WHERE id = $1 AND status = 'pending' AND restart_count = $2"
+      + " scheduled_at = clock_timestamp(), version = version + 1 WHERE id = $1 AND status = 'pending'"
+      + " AND restart_count = $2"
       + " RETURNING id";
   static final String SET_MEMBERS_DISTRIBUTED = "UPDATE tasks t SET distributed = d.wiring::jsonb"
       + " FROM unnest($1::uuid[], $2::text[]) AS d(id, wiring) WHERE t.id = d.id";

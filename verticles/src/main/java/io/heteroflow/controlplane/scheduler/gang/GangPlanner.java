@@ -76,8 +76,8 @@ public final class GangPlanner {
     }
     Map<String, Integer> free = new TreeMap<>();
     for (NodeInfo node : snapshot.nodeViews()) {
-      if (node.gpuVendor() != null) {
-        free.merge(node.gpuVendor(), node.freeCardCount(List.of()), Integer::sum);
+      if (node.gpuVendor() != null) { // the accounted free cards: an order to try vendors in, nothing more
+        free.merge(node.gpuVendor(), Math.max(0, node.gpuTotal() - node.gpuUsed()), Integer::sum);
       }
     }
     List<String> vendors = free.entrySet().stream().filter(entry -> entry.getValue() > 0)
