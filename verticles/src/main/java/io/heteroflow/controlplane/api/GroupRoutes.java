@@ -90,12 +90,7 @@ final class GroupRoutes {
   }
 
   private Future<GroupStore.Group> visible(RoutingContext ctx) {
-    UUID id;
-    try {
-      id = UUID.fromString(ctx.pathParam("id"));
-    } catch (IllegalArgumentException e) {
-      throw ApiError.notFound("group " + ctx.pathParam("id"));
-    }
+    UUID id = Http.idParam(ctx, "group");
     Principal principal = Http.principal(ctx);
     return groups.get(id).map(found -> found.filter(group -> principal.sees(group.group().tenant()))
         .orElseThrow(() -> ApiError.notFound("group " + id)));

@@ -63,6 +63,15 @@ final class Http {
     return limit;
   }
 
+  /** The {@code :id} path parameter as a UUID; anything else names no {@code what} there is (404). */
+  static java.util.UUID idParam(RoutingContext ctx, String what) {
+    try {
+      return java.util.UUID.fromString(ctx.pathParam("id"));
+    } catch (IllegalArgumentException e) {
+      throw ApiError.notFound(what + " " + ctx.pathParam("id"));
+    }
+  }
+
   static Principal principal(RoutingContext ctx) {
     return ctx.get(PRINCIPAL);
   }

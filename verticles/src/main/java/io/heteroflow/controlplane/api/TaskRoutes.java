@@ -155,12 +155,7 @@ final class TaskRoutes {
   }
 
   private Future<TaskRecord> visibleTask(RoutingContext ctx) {
-    UUID id;
-    try {
-      id = UUID.fromString(ctx.pathParam("id"));
-    } catch (IllegalArgumentException e) {
-      throw ApiError.notFound("task " + ctx.pathParam("id"));
-    }
+    UUID id = Http.idParam(ctx, "task");
     Principal principal = Http.principal(ctx);
     return tasks.get(id).map(found -> found.filter(task -> principal.sees(task.tenant()))
         .orElseThrow(() -> ApiError.notFound("task " + id)));
