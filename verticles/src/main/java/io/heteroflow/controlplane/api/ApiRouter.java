@@ -61,8 +61,9 @@ public final class ApiRouter {
     api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
     TenantStore tenants = stores.tenants();
     api.route().handler(ctx -> authenticate(ctx, tenants));
-    new TaskRoutes(vertx, stores.tasks(), config.defaultTaskTimeout(), metrics).mount(api);
-    new GroupRoutes(vertx, stores.groups(), config.defaultTaskTimeout(), metrics).mount(api);
+    new TaskRoutes(vertx, stores.tasks(), stores.queues(), config.defaultTaskTimeout(), metrics).mount(api);
+    new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics).mount(api);
+    new QueueRoutes(stores.queues()).mount(api);
     new NodeRoutes(stores.nodes(), stores.tasks()).mount(api);
     new AdminRoutes(tenants).mount(api);
     new PluginRoutes(vertx, stores.plugins(), registry).mount(api);

@@ -5,6 +5,7 @@ import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.GroupSpec;
 import io.heteroflow.controlplane.store.GroupStore;
+import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
 import io.vertx.core.Future;
@@ -25,12 +26,15 @@ import java.util.UUID;
 final class GroupRoutes {
   private final Vertx vertx;
   private final GroupStore groups;
+  private final QueueStore queues;
   private final int defaultTimeoutSeconds;
   private final ControlPlaneMetrics metrics;
 
-  GroupRoutes(Vertx vertx, GroupStore groups, int defaultTimeoutSeconds, ControlPlaneMetrics metrics) {
+  GroupRoutes(Vertx vertx, GroupStore groups, QueueStore queues, int defaultTimeoutSeconds,
+              ControlPlaneMetrics metrics) {
     this.vertx = vertx;
     this.groups = groups;
+    this.queues = queues;
     this.defaultTimeoutSeconds = defaultTimeoutSeconds;
     this.metrics = metrics;
   }
@@ -44,7 +48,10 @@ final class GroupRoutes {
 
   private Future<Reply> create(RoutingContext ctx) {
     GroupSpec spec = GroupSpecDecoder.decode(ctx.body().buffer(), defaultTimeoutSeconds);
-    return groups.create(Http.principal(ctx).tenant(), spec).map(created -> {
+    Principal principal = Http.principal(ctx);
+    return queues.list().map(tree -> spec.inQueue(QueueResolver.resolve(tree, principal,
+            spec.queue(), spec.maxMemberCards())))
+        .compose(queued -> groups.create(principal.tenant(), queued)).map(created -> {
       spec.members().forEach(member -> metrics.taskCreated());
       vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("group created").toJson());
       return new Reply(201, view(created));
@@ -103,7 +110,7 @@ final class GroupRoutes {
   static JsonObject summary(GroupRecord group) {
     return new JsonObject().put("id", group.id().toString()).put("name", group.name()).put("tenant", group.tenant())
         .put("type", group.type()).put("gpu_type", group.gpuType()).put("parallelism", group.parallelism())
-        .put("priority", group.priority()).put("status", group.status()).put("member_count", group.memberCount())
+        .put("priority", group.priority()).put("queue", group.queue()).put("status", group.status()).put("member_count", group.memberCount())
         .put("reason", group.reasonCode() == null ? null
             : new JsonObject().put("code", group.reasonCode()).put("message", group.reasonMessage()))
         .put("restart_policy", new JsonObject().put("max_restarts", group.maxRestarts()))

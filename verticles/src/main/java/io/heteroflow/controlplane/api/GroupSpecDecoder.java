@@ -20,7 +20,8 @@ import java.util.Set;
 final class GroupSpecDecoder {
   private GroupSpecDecoder() {}
 
-  static final Set<String> FIELDS = Set.of("name", "type", "gpu_type", "parallelism", "members", "restart_policy");
+  static final Set<String> FIELDS = Set.of("name", "type", "gpu_type", "parallelism", "members", "restart_policy",
+      "queue");
   private static final Set<String> TYPES = Set.of("job", "training", "inference");
   private static final Set<String> PARALLELISMS = Set.of("tensor", "data", "pipeline");
 
@@ -65,7 +66,8 @@ final class GroupSpecDecoder {
         members.set(i, members.get(i).with(base + "-" + i, members.get(i).gpuType()));
       }
     }
-    return new GroupSpec(name, type, gpuType, parallelism, maxRestarts, members);
+    return new GroupSpec(name, type, gpuType, parallelism, maxRestarts, members,
+        json.string("queue", null, 63, QueueSpecDecoder.NAME));
   }
 
   private static int maxRestarts(JsonObject policy) {

@@ -4,6 +4,7 @@ import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskSpec;
+import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
@@ -36,12 +37,14 @@ final class TaskRoutes {
   static final String STOPPED_BY_USER = "StoppedByUser";
   private final Vertx vertx;
   private final TaskStore tasks;
+  private final QueueStore queues;
   private final int defaultTimeoutSeconds;
   private final ControlPlaneMetrics metrics;
 
-  TaskRoutes(Vertx vertx, TaskStore tasks, int defaultTimeoutSeconds, ControlPlaneMetrics metrics) {
+  TaskRoutes(Vertx vertx, TaskStore tasks, QueueStore queues, int defaultTimeoutSeconds, ControlPlaneMetrics metrics) {
     this.vertx = vertx;
     this.tasks = tasks;
+    this.queues = queues;
     this.defaultTimeoutSeconds = defaultTimeoutSeconds;
     this.metrics = metrics;
   }
@@ -62,8 +65,11 @@ final class TaskRoutes {
     if (key != null && (key.isBlank() || key.length() > MAX_IDEMPOTENCY_KEY)) {
       throw ApiError.badField("Idempotency-Key", "must be 1–" + MAX_IDEMPOTENCY_KEY + " characters");
     }
-    String tenant = Http.principal(ctx).tenant();
-    return tasks.create(tenant, spec, key, sha256(ctx.body().buffer().getBytes())).map(created -> {
+    Principal principal = Http.principal(ctx);
+    return queues.list().map(tree -> spec.inQueue(QueueResolver.resolve(tree, principal,
+            spec.queue(), spec.gpuRequired())))
+        .compose(queued -> tasks.create(principal.tenant(), queued, key, sha256(ctx.body().buffer().getBytes())))
+        .map(created -> {
       if (created.keyReusedWithOtherBody()) {
         throw new ApiError(422, "idempotency_key_reused", "Idempotency-Key",
             "Idempotency-Key was already used for a different request body");

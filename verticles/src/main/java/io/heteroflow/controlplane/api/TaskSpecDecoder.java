@@ -17,7 +17,7 @@ public final class TaskSpecDecoder {
 
   static final Set<String> FIELDS = Set.of("name", "type", "image", "command", "env", "priority", "preemptible",
       "gpu_required", "gpu_memory_mb", "gpu_type", "gpu_model", "cpu_cores", "memory_mb", "timeout_seconds",
-      "termination_grace_seconds", "checkpoint", "node_selector", "group_id", "labels");
+      "termination_grace_seconds", "checkpoint", "node_selector", "group_id", "labels", "queue");
   private static final Set<String> TYPES = Set.of("job", "training", "inference");
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   private static final Pattern ENV_KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
@@ -68,7 +68,8 @@ public final class TaskSpecDecoder {
 
   /** Decodes one member of a group: a task spec as an object (no group_id: the group sets it). */
   static TaskSpec decodeMember(JsonObject member, int defaultTimeout) {
-    return decode(StrictJson.of(member, field -> FIELDS.contains(field) && !field.equals("group_id")), defaultTimeout);
+    return decode(StrictJson.of(member, field -> FIELDS.contains(field) && !field.equals("group_id")
+        && !field.equals("queue")), defaultTimeout);
   }
 
   private static TaskSpec decode(StrictJson json, int defaultTimeout) {
@@ -115,6 +116,7 @@ public final class TaskSpecDecoder {
     Map<String, String> nodeSelector = json.stringMap("node_selector", 64, LABEL_KEY, 256);
     Map<String, String> labels = json.stringMap("labels", 64, LABEL_KEY, 256);
     return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
-        gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, checkpoint(json), nodeSelector, labels);
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, checkpoint(json), nodeSelector, labels,
+        json.string("queue", null, 63, QueueSpecDecoder.NAME));
   }
 }

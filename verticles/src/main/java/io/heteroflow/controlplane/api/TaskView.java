@@ -22,6 +22,7 @@ final class TaskView {
         .put("type", task.type())
         .put("status", task.status().wire())
         .put("priority", task.priority())
+        .put("queue", task.queue())
         .put("preemptible", task.preemptible())
         .put("gpu_required", task.gpuRequired())
         .put("gpu_memory_mb", task.gpuMemoryMb())

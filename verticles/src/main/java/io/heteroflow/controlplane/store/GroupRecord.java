@@ -14,7 +14,7 @@ public record GroupRecord(UUID id, String tenant, String name, String type, Stri
                           String reasonCode, String reasonMessage, String masterNode, String masterAddr,
                           Integer masterPort, String backend, Integer networkDomains, String ending,
                           OffsetDateTime createdAt, OffsetDateTime scheduledAt, OffsetDateTime finishedAt,
-                          long version) {
+                          long version, String queue) {
   public static final String PENDING = "pending";
   public static final String SCHEDULED = "scheduled";
   public static final String RUNNING = "running";
@@ -30,7 +30,8 @@ public record GroupRecord(UUID id, String tenant, String name, String type, Stri
         row.getString("reason_code"), row.getString("reason_message"), row.getString("master_node"),
         row.getString("master_addr"), row.getInteger("master_port"), row.getString("backend"),
         row.getInteger("network_domains"), row.getString("ending"), row.getOffsetDateTime("created_at"),
-        row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("finished_at"), row.getLong("version"));
+        row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("finished_at"), row.getLong("version"),
+        row.getString("queue"));
   }
 
   public boolean isFinished() {

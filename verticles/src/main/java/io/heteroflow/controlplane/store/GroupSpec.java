@@ -8,12 +8,27 @@ import java.util.List;
  * {@code parallelism} is the optional hint of which group path to take (tensor, data, pipeline).
  */
 public record GroupSpec(String name, String type, String gpuType, String parallelism, int maxRestarts,
-                        List<TaskSpec> members) {
+                        List<TaskSpec> members, String queue) {
   public static final int MAX_MEMBERS = 1024;
   public static final int MAX_RESTARTS = 10;
 
   public GroupSpec {
-    members = List.copyOf(members);
+    members = List.copyOf(members); // queue null: the submitter's default queue, resolved before it is stored
+  }
+
+  /** A group in the default queue. */
+  public GroupSpec(String name, String type, String gpuType, String parallelism, int maxRestarts,
+                   List<TaskSpec> members) {
+    this(name, type, gpuType, parallelism, maxRestarts, members, QueueRecord.ROOT);
+  }
+
+  public GroupSpec inQueue(String newQueue) {
+    return new GroupSpec(name, type, gpuType, parallelism, maxRestarts, members, newQueue);
+  }
+
+  /** The most whole cards any member asks for (a queue's cap on one task applies to each member). */
+  public int maxMemberCards() {
+    return members.stream().mapToInt(TaskSpec::gpuRequired).max().orElse(0);
   }
 
   /** The group's queue position: every member has the same priority (the decoder checks it). */

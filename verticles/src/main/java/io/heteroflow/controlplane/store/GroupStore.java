@@ -63,7 +63,7 @@ public final class GroupStore {
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.INSERT_GROUP)
         .execute(Tuple.tuple().addUUID(id).addString(tenant).addString(spec.name()).addString(spec.type())
             .addString(spec.gpuType()).addString(spec.parallelism()).addInteger(spec.priority())
-            .addInteger(spec.members().size()).addInteger(spec.maxRestarts()))
+            .addInteger(spec.members().size()).addInteger(spec.maxRestarts()).addString(spec.queue()))
         .compose(inserted -> {
           List<Tuple> members = new ArrayList<>();
           UUID[] ids = new UUID[spec.members().size()];
@@ -74,7 +74,7 @@ public final class GroupStore {
                 .addString(member.type()).addInteger(member.priority()).addBoolean(member.preemptible())
                 .addInteger(member.gpuRequired()).addLong(member.gpuMemoryMb()).addString(member.gpuType())
                 .addValue(member.toSpecJson()).addDouble(member.cpuCores()).addLong(member.memoryMb()).addUUID(id)
-                .addInteger(rank));
+                .addInteger(rank).addString(spec.queue()));
           }
           return conn.preparedQuery(Sql.INSERT_MEMBER).executeBatch(members)
               .compose(v -> conn.preparedQuery(Sql.INSERT_CREATED_EVENTS).execute(Tuple.tuple().addArrayOfUUID(ids)

@@ -19,7 +19,7 @@ final class Sql {
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
       + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
       + " master_port, last_checkpoint_at, preempting_since, nominated_node, nominated_until, group_rank, group_attempt,"
-      + " distributed";
+      + " distributed, queue";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -32,8 +32,8 @@ final class Sql {
 
   // ---- tasks
   static final String INSERT_TASK = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
-      + " gpu_required, gpu_memory_mb, gpu_type, spec, idempotency_key, request_sha256, cpu_cores, memory_mb)"
-      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
+      + " gpu_required, gpu_memory_mb, gpu_type, spec, idempotency_key, request_sha256, cpu_cores, memory_mb, queue)"
+      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)"
       + " ON CONFLICT ON CONSTRAINT one_task_per_idempotency_key DO NOTHING RETURNING " + TASK_COLUMNS;
   static final String TASK_BY_IDEMPOTENCY_KEY =
       "SELECT request_sha256, " + TASK_COLUMNS + " FROM tasks WHERE tenant = $1 AND idempotency_key = $2";
@@ -387,18 +387,18 @@ final class Sql {
   // ---- task groups (GroupStore): a group and its members of the current attempt
   static final String GROUP_COLUMNS = "id, tenant, name, type, gpu_type, parallelism, priority, status, member_count,"
       + " max_restarts, restart_count, reason_code, reason_message, master_node, master_addr, master_port, backend,"
-      + " network_domains, ending, created_at, scheduled_at, finished_at, version";
+      + " network_domains, ending, created_at, scheduled_at, finished_at, version, queue";
   static final String INSERT_GROUP = "INSERT INTO task_groups (id, tenant, name, type, gpu_type, parallelism, priority,"
-      + " status, member_count, max_restarts) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9)"
+      + " status, member_count, max_restarts, queue) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10)"
       + " RETURNING " + GROUP_COLUMNS;
   static final String INSERT_MEMBER = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
-      + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, group_attempt)"
-      + " VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0)";
+      + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, group_attempt,"
+      + " queue) VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 0, $15)";
   /** The members of a new attempt: copies of the last attempt's, pending again (a group restart). */
   static final String INSERT_NEXT_ATTEMPT = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
-      + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, group_attempt)"
+      + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, group_attempt, queue)"
       + " SELECT gen_random_uuid(), tenant, name, type, 'pending', priority, preemptible, gpu_required, gpu_memory_mb,"
-      + " gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, $2 + 1 FROM tasks"
+      + " gpu_type, spec, cpu_cores, memory_mb, group_id, group_rank, $2 + 1, queue FROM tasks"
       + " WHERE group_id = $1 AND group_attempt = $2 RETURNING id";
   static final String INSERT_CREATED_EVENTS = "INSERT INTO task_events (task_id, kind, to_status, message)"
       + " SELECT id, 'transition', 'pending', $2 FROM unnest($1::uuid[]) AS id";
@@ -453,6 +453,36 @@ final class Sql {
       + " finished_at = now(), reason_code = $3, reason_message = $4 WHERE group_id = $1 AND group_attempt = $2"
       + " AND status = 'pending' RETURNING id) INSERT INTO task_events (task_id, kind, from_status, to_status, code,"
       + " message) SELECT id, 'transition', 'pending', 'stopped', $3, $4 FROM stopped";
+
+  // ---- queues and GPU-equivalents (QueueStore)
+  static final String QUEUE_COLUMNS = "name, parent, weight, guaranteed, max_gpu_eq, max_cards_per_task, max_running,"
+      + " tenants, created_at, version";
+  static final String QUEUES = "SELECT " + QUEUE_COLUMNS + " FROM queues ORDER BY created_at, name";
+  static final String LOCK_QUEUES = "SELECT " + QUEUE_COLUMNS + " FROM queues ORDER BY name FOR UPDATE";
+  static final String INSERT_QUEUE = "INSERT INTO queues (name, parent, weight, guaranteed, max_gpu_eq,"
+      + " max_cards_per_task, max_running, tenants) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+      + " ON CONFLICT (name) DO NOTHING RETURNING " + QUEUE_COLUMNS;
+  static final String UPDATE_QUEUE = "UPDATE queues SET parent = $2, weight = $3, guaranteed = $4, max_gpu_eq = $5,"
+      + " max_cards_per_task = $6, max_running = $7, tenants = $8, version = version + 1 WHERE name = $1"
+      + " RETURNING " + QUEUE_COLUMNS;
+  /** What still lives in a queue: child queues, and tasks or groups that have not ended. */
+  static final String QUEUE_CONTENTS = "SELECT (SELECT count(*) FROM queues WHERE parent = $1) AS children,"
+      + " (SELECT count(*) FROM tasks WHERE queue = $1 AND status NOT IN ('succeeded', 'failed', 'stopped')) AS tasks,"
+      + " (SELECT count(*) FROM task_groups WHERE queue = $1 AND status NOT IN ('succeeded', 'failed', 'stopped'))"
+      + " AS groups";
+  static final String DELETE_QUEUE = "DELETE FROM queues WHERE name = $1 AND name <> 'root'";
+  static final String GPU_EQUIVALENTS = "SELECT model, factor FROM gpu_equivalents ORDER BY model";
+  static final String CLEAR_GPU_EQUIVALENTS = "DELETE FROM gpu_equivalents";
+  static final String INSERT_GPU_EQUIVALENTS = "INSERT INTO gpu_equivalents (model, factor)"
+      + " SELECT * FROM unnest($1::text[], $2::float8[])";
+  /** Each queue's own active use: GPU-equivalents (whole cards by their model's factor, shards by memory share). */
+  static final String QUEUE_USAGE = "SELECT t.queue, sum(coalesce(f.factor, 1.0) * CASE WHEN a.kind = 'whole' THEN 1.0"
+      + " ELSE a.memory_mb::float8 / greatest(c.memory_total_mb, 1) END) AS gpu_eq FROM allocations a"
+      + " JOIN tasks t ON t.id = a.task_id JOIN cards c ON c.node_id = a.node_id AND c.gpu_index = a.gpu_index"
+      + " LEFT JOIN gpu_equivalents f ON f.model = c.model WHERE a.active GROUP BY t.queue";
+  static final String QUEUE_COUNTS = "SELECT queue, count(*) FILTER (WHERE status IN " + ACTIVE_STATES + ") AS active,"
+      + " count(*) FILTER (WHERE status = 'pending') AS pending FROM tasks"
+      + " WHERE status IN ('pending', 'scheduled', 'running', 'stopping', 'preempting') GROUP BY queue";
 
   static final String HEALTH = "SELECT 1";
 }

@@ -23,7 +23,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          long version, double cpuCores, long memoryMb, Integer hostPort, Shard shard,
                          Long boundTerm, Integer masterPort, OffsetDateTime lastCheckpointAt,
                          OffsetDateTime preemptingSince, String nominatedNode, OffsetDateTime nominatedUntil,
-                         Integer groupRank, Integer groupAttempt, JsonObject distributed) {
+                         Integer groupRank, Integer groupAttempt, JsonObject distributed, String queue) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -39,7 +39,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getLong("bound_term"), row.getInteger("master_port"), row.getOffsetDateTime("last_checkpoint_at"),
         row.getOffsetDateTime("preempting_since"), row.getString("nominated_node"),
         row.getOffsetDateTime("nominated_until"), row.getInteger("group_rank"), row.getInteger("group_attempt"),
-        (JsonObject) row.getValue("distributed"));
+        (JsonObject) row.getValue("distributed"), row.getString("queue"));
   }
 
   /** The Run message for this task bound where the row says (repeated in heartbeat replies until claimed). */

@@ -12,7 +12,7 @@ public record TaskSpec(String name, String type, String image, List<String> comm
                        int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
                        List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds, int terminationGraceSeconds,
                        Checkpoint checkpoint,
-                       Map<String, String> nodeSelector, Map<String, String> labels) {
+                       Map<String, String> nodeSelector, Map<String, String> labels, String queue) {
 
   public static final int DEFAULT_TIMEOUT_SECONDS = Run.DEFAULT_TIMEOUT_SECONDS;
   public static final int DEFAULT_PRIORITY = 50;
@@ -20,6 +20,17 @@ public record TaskSpec(String name, String type, String image, List<String> comm
   public static final int DEFAULT_TERMINATION_GRACE_SECONDS = Run.DEFAULT_TERMINATION_GRACE_SECONDS;
   public static final int MAX_TERMINATION_GRACE_SECONDS = 600;
 
+  /** A spec in the default queue (resolved at submission: root until queues say otherwise). */
+  public TaskSpec(String name, String type, String image, List<String> command, Map<String, String> env,
+                  int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
+                  List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds,
+                  int terminationGraceSeconds, Checkpoint checkpoint, Map<String, String> nodeSelector,
+                  Map<String, String> labels) {
+    this(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType, gpuModels, cpuCores,
+        memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels, QueueRecord.ROOT);
+  }
+
+  /** {@code queue} null: the submitter's default queue, resolved before the task is stored. */
   public TaskSpec {
     command = command == null ? List.of() : List.copyOf(command);
     env = env == null ? Map.of() : Map.copyOf(env);
@@ -31,7 +42,14 @@ public record TaskSpec(String name, String type, String image, List<String> comm
   /** This spec with another name and gpu_type (a group member named by its rank, or given the group's type). */
   public TaskSpec with(String newName, String newGpuType) {
     return new TaskSpec(newName, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, newGpuType,
-        gpuModels, cpuCores, memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels);
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels, queue);
+  }
+
+  /** This spec in {@code newQueue} (the queue its submission resolved to). */
+  public TaskSpec inQueue(String newQueue) {
+    return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels,
+        newQueue);
   }
 
   /** The fields kept in the {@code spec} column (those without a column of their own). */

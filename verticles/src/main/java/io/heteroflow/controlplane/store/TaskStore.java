@@ -60,7 +60,7 @@ public final class TaskStore {
           .addString(spec.type()).addInteger(spec.priority()).addBoolean(spec.preemptible())
           .addInteger(spec.gpuRequired()).addLong(spec.gpuMemoryMb()).addString(spec.gpuType())
           .addValue(spec.toSpecJson()).addString(idempotencyKey).addString(requestSha256)
-          .addDouble(spec.cpuCores()).addLong(spec.memoryMb());
+          .addDouble(spec.cpuCores()).addLong(spec.memoryMb()).addString(spec.queue());
     }
   }
 

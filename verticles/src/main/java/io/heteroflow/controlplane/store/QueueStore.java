@@ -1,0 +1,188 @@
+package io.heteroflow.controlplane.store;
+
+import io.vertx.core.Future;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlConnection;
+import io.vertx.sqlclient.Tuple;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Queues and GPU-equivalents in PostgreSQL. A create or update locks every queue row first (in name order), so
+ * the tree's rules — a parent exists, no cycle, the children's guarantees fit in their parent's, a child's
+ * maximum within its parent's — are checked against rows no one else changes meanwhile.
+ */
+public final class QueueStore {
+  private final Pool pool;
+
+  public QueueStore(Pool pool) {
+    this.pool = pool;
+  }
+
+  /** Why a write was refused: the field and what is wrong (the API turns it into a 400 or 409). */
+  public static final class Refused extends RuntimeException {
+    private final String field;
+    private final boolean conflict;
+
+    Refused(String field, String message, boolean conflict) {
+      super(message, null, false, false);
+      this.field = field;
+      this.conflict = conflict;
+    }
+
+    public String field() {
+      return field;
+    }
+
+    public boolean conflict() {
+      return conflict;
+    }
+  }
+
+  /** A queue's live use: GPU-equivalents held by its own active tasks, its active and pending tasks. */
+  public record Usage(double gpuEq, long active, long pending) {
+    public static final Usage NONE = new Usage(0, 0, 0);
+  }
+
+  public Future<List<QueueRecord>> list() {
+    return pool.query(Sql.QUEUES).execute().map(QueueStore::records);
+  }
+
+  /** Creates {@code queue}; empty when the name is taken. */
+  public Future<Optional<QueueRecord>> create(QueueRecord queue) {
+    return pool.withTransaction(conn -> lockAll(conn).compose(all -> {
+      check(queue, all);
+      return conn.preparedQuery(Sql.INSERT_QUEUE).execute(params(queue))
+          .map(rows -> rows.size() == 0 ? Optional.<QueueRecord>empty() : Optional.of(QueueRecord.from(rows.iterator().next())));
+    }));
+  }
+
+  /** Replaces {@code queue}'s settings; empty when there is no such queue. */
+  public Future<Optional<QueueRecord>> update(QueueRecord queue) {
+    return pool.withTransaction(conn -> lockAll(conn).compose(all -> {
+      if (!all.containsKey(queue.name())) {
+        return Future.succeededFuture(Optional.<QueueRecord>empty());
+      }
+      check(queue, all);
+      return conn.preparedQuery(Sql.UPDATE_QUEUE).execute(params(queue))
+          .map(rows -> Optional.of(QueueRecord.from(rows.iterator().next())));
+    }));
+  }
+
+  /** Deletes an empty queue (no child queue, no task or group that has not ended); false when there is none. */
+  public Future<Boolean> delete(String name) {
+    if (QueueRecord.ROOT.equals(name)) {
+      return Future.failedFuture(new Refused("name", "the root queue cannot be deleted", true));
+    }
+    return pool.withTransaction(conn -> lockAll(conn).compose(all -> {
+      if (!all.containsKey(name)) {
+        return Future.succeededFuture(false);
+      }
+      return conn.preparedQuery(Sql.QUEUE_CONTENTS).execute(Tuple.of(name)).compose(rows -> {
+        Row row = rows.iterator().next();
+        long children = row.getLong("children");
+        long tasks = row.getLong("tasks");
+        long groups = row.getLong("groups");
+        if (children + tasks + groups > 0) {
+          throw new Refused("name", "queue '" + name + "' is not empty: " + children + " child queue(s), " + tasks
+              + " task(s) and " + groups + " group(s) that have not ended", true);
+        }
+        return conn.preparedQuery(Sql.DELETE_QUEUE).execute(Tuple.of(name)).map(deleted -> deleted.rowCount() == 1);
+      });
+    }));
+  }
+
+  public Future<Map<String, Double>> gpuEquivalents() {
+    return pool.query(Sql.GPU_EQUIVALENTS).execute().map(rows -> {
+      Map<String, Double> factors = new LinkedHashMap<>();
+      rows.forEach(row -> factors.put(row.getString("model"), row.getDouble("factor")));
+      return factors;
+    });
+  }
+
+  /** Replaces the whole table of card models to factors. */
+  public Future<Void> setGpuEquivalents(Map<String, Double> factors) {
+    return pool.withTransaction(conn -> conn.query(Sql.CLEAR_GPU_EQUIVALENTS).execute()
+        .compose(v -> conn.preparedQuery(Sql.INSERT_GPU_EQUIVALENTS).execute(Tuple.tuple()
+            .addArrayOfString(factors.keySet().toArray(new String[0]))
+            .addArrayOfDouble(factors.values().toArray(new Double[0]))))
+        .mapEmpty());
+  }
+
+  /** Each queue's own live use (not its descendants'). */
+  public Future<Map<String, Usage>> usage() {
+    Future<RowSet<Row>> gpuEq = pool.query(Sql.QUEUE_USAGE).execute();
+    Future<RowSet<Row>> counts = pool.query(Sql.QUEUE_COUNTS).execute();
+    return Future.all(gpuEq, counts).map(all -> {
+      Map<String, Double> used = new HashMap<>();
+      gpuEq.result().forEach(row -> used.put(row.getString("queue"), row.getDouble("gpu_eq")));
+      Map<String, Usage> usage = new HashMap<>();
+      counts.result().forEach(row -> usage.put(row.getString("queue"), new Usage(used.getOrDefault(row.getString("queue"),
+          0.0), row.getLong("active"), row.getLong("pending"))));
+      used.forEach((queue, eq) -> usage.putIfAbsent(queue, new Usage(eq, 0, 0)));
+      return usage;
+    });
+  }
+
+  private static Future<Map<String, QueueRecord>> lockAll(SqlConnection conn) {
+    return conn.query(Sql.LOCK_QUEUES).execute().map(rows -> {
+      Map<String, QueueRecord> all = new LinkedHashMap<>();
+      records(rows).forEach(queue -> all.put(queue.name(), queue));
+      return all;
+    });
+  }
+
+  /** The tree's rules for {@code queue} among {@code all} (the locked rows, {@code queue}'s old self replaced). */
+  static void check(QueueRecord queue, Map<String, QueueRecord> all) {
+    if (QueueRecord.ROOT.equals(queue.name())) {
+      if (queue.parent() != null) {
+        throw new Refused("parent", "the root queue has no parent", false);
+      }
+      return;
+    }
+    QueueRecord parent = all.get(queue.parent());
+    if (parent == null) {
+      throw new Refused("parent", "no queue named '" + queue.parent() + "'", false);
+    }
+    for (String up = queue.parent(); up != null; up = all.containsKey(up) ? all.get(up).parent() : null) {
+      if (up.equals(queue.name())) {
+        throw new Refused("parent", "'" + queue.parent() + "' is below '" + queue.name() + "': a queue cannot be its own"
+            + " ancestor", false);
+      }
+    }
+    if (!QueueRecord.ROOT.equals(parent.name())) {
+      double siblings = all.values().stream().filter(other -> parent.name().equals(other.parent())
+          && !other.name().equals(queue.name())).mapToDouble(QueueRecord::guaranteed).sum();
+      if (siblings + queue.guaranteed() > parent.guaranteed() + 1e-9) {
+        throw new Refused("guaranteed", "the guarantees of '" + parent.name() + "''s children would be "
+            + (siblings + queue.guaranteed()) + " GPU-eq, more than its own " + parent.guaranteed(), false);
+      }
+    }
+    if (parent.maxGpuEq() != null && (queue.maxGpuEq() == null || queue.maxGpuEq() > parent.maxGpuEq())) {
+      throw new Refused("max", "must be at most the parent's max (" + parent.maxGpuEq() + " GPU-eq)", false);
+    }
+    double children = all.values().stream().filter(child -> queue.name().equals(child.parent()))
+        .mapToDouble(QueueRecord::guaranteed).sum();
+    if (children > queue.guaranteed() + 1e-9) {
+      throw new Refused("guaranteed", "its children are guaranteed " + children + " GPU-eq together", false);
+    }
+  }
+
+  private static Tuple params(QueueRecord queue) {
+    return Tuple.tuple().addString(queue.name()).addString(queue.parent()).addInteger(queue.weight())
+        .addDouble(queue.guaranteed()).addDouble(queue.maxGpuEq()).addInteger(queue.maxCardsPerTask())
+        .addInteger(queue.maxRunning()).addArrayOfString(queue.tenants().toArray(new String[0]));
+  }
+
+  private static List<QueueRecord> records(RowSet<Row> rows) {
+    List<QueueRecord> queues = new ArrayList<>();
+    rows.forEach(row -> queues.add(QueueRecord.from(row)));
+    return queues;
+  }
+}
