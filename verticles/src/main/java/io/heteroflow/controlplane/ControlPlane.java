@@ -121,7 +121,7 @@ public final class ControlPlane {
             .compose(v -> Future.all(List.of(
                 vertx.deployVerticle(new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics,
                     grace, options.ledgerCheckMs())),
-                vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(),
+                vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(), stores.queues(),
                     stores.plugins(),
                     plugins, pipeline, leadership, metrics, Clock.systemUTC())),
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),

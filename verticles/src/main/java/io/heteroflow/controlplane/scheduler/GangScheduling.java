@@ -3,11 +3,13 @@ package io.heteroflow.controlplane.scheduler;
 import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.cluster.Leadership;
 import io.heteroflow.controlplane.scheduler.framework.PluginSet;
+import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.gang.GangPlanner;
 import io.heteroflow.controlplane.scheduler.gang.GangPlanner.GangDecision;
 import io.heteroflow.controlplane.scheduler.gang.GangRequest;
+import io.heteroflow.controlplane.scheduler.gang.GroupPath;
 import io.heteroflow.controlplane.store.BindStore;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.GroupStore;
@@ -98,11 +100,25 @@ final class GangScheduling {
   }
 
   /** Decides one group on the snapshot (worker thread); a placed group is staged there. */
-  Gang decide(Gang gang, Snapshot snapshot, PluginSet plugins) {
+  Gang decide(Gang gang, Snapshot snapshot, PluginSet plugins, QuotaGate quotas) {
     long started = System.nanoTime();
-    Gang decided = gang.decided(planner.decide(gang.request(), snapshot, plugins));
+    GroupRecord group = gang.group().group();
+    int cards = gang.request().members().stream().mapToInt(TaskRequest::gpuRequired).sum();
+    String blocked = quotas.blocked(group.queue(), cards);
+    GangDecision decision = blocked != null
+        ? new GangDecision(GroupPath.of(group.parallelism(), gang.request().members()), List.of(),
+            ReasonCode.QuotaExceeded, blocked, List.of())
+        : planner.decide(gang.request(), snapshot, plugins);
+    if (blocked == null && decision.placed()) {
+      double need = decision.placements().stream().mapToDouble(each -> quotas.need(each.decision(), snapshot)).sum();
+      String over = quotas.admit(group.queue(), need, decision.placements().size());
+      if (over != null) {
+        GangPlanner.undo(decision, snapshot);
+        decision = decision.refused(ReasonCode.QuotaExceeded, over);
+      }
+    }
     metrics.groupDecision(java.time.Duration.ofNanos(System.nanoTime() - started));
-    return decided;
+    return gang.decided(decision);
   }
 
   /**

@@ -9,6 +9,8 @@ import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.store.PreemptionStore;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.GroupStore;
+import io.heteroflow.controlplane.store.QueueStore;
+import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.gang.GangPlanner;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
@@ -63,6 +65,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final PluginConfigStore pluginConfigs;
   private final PreemptionStore preemptionStore;
   private final GroupStore groupStore;
+  private final QuotaGate quotas;
   private final PluginRegistry registry;
   private final SchedulingPipeline pipeline;
   private final Leadership leadership;
@@ -79,13 +82,14 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final Deque<UUID> immediate = new ArrayDeque<>();
 
   public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PreemptionStore preemptionStore, GroupStore groupStore,
-                               PluginConfigStore pluginConfigs, PluginRegistry registry, SchedulingPipeline pipeline,
+                               QueueStore queueStore, PluginConfigStore pluginConfigs, PluginRegistry registry, SchedulingPipeline pipeline,
                                Leadership leadership, ControlPlaneMetrics metrics, Clock clock) {
     this.tasks = tasks;
     this.nodes = nodes;
     this.pluginConfigs = pluginConfigs;
     this.preemptionStore = preemptionStore;
     this.groupStore = groupStore;
+    this.quotas = new QuotaGate(queueStore);
     this.registry = registry;
     this.pipeline = pipeline;
     this.leadership = leadership;
@@ -164,7 +168,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     Future<List<TaskRecord>> freshTasks = tasks.pendingAmong(fresh);
     Future<List<TaskRecord>> batch = tasks.pending(cursor, BATCH - fresh.size());
     Future<List<GangScheduling.Gang>> groups = gangs.read();
-    return Future.all(plugins, freshTasks, batch, groups).compose(all -> {
+    return Future.all(List.of(plugins, freshTasks, batch, groups, quotas.read())).compose(all -> {
       List<TaskRecord> scanned = batch.result();
       List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned).stream()
           .filter(task -> !binds.isBinding(task.id())).toList();
@@ -200,6 +204,27 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     return ordered;
   }
 
+  /**
+   * One task's decision, staged on the snapshot when placed: a task its queue's quota cannot take (SPEC §13) waits
+   * with QuotaExceeded and is not decided (nor may it preempt); a placement its queue cannot take after all (a
+   * dearer card model) is not staged.
+   */
+  private Decision decide(TaskRecord task, TaskRequest request, Snapshot snapshot, PluginSet plugins) {
+    String blocked = quotas.blocked(task.queue(), task.gpuRequired());
+    if (blocked != null) {
+      return Decision.unschedulable(ReasonCode.QuotaExceeded, blocked);
+    }
+    Decision decision = pipeline.decide(request, snapshot, plugins);
+    if (decision.isPlaced()) {
+      String over = quotas.admit(task.queue(), decision, snapshot);
+      if (over != null) {
+        return Decision.unschedulable(ReasonCode.QuotaExceeded, over);
+      }
+      snapshot.assume(request, decision);
+    }
+    return decision;
+  }
+
   private static boolean ahead(GroupRecord group, TaskRecord task) {
     return group.priority() > task.priority()
         || (group.priority() == task.priority() && group.createdAt().isBefore(task.createdAt()));
@@ -229,16 +254,12 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       for (TaskRecord task : tasks) {
         // a group ahead of this task in queue order (priority, then FIFO) is decided, and staged, first
         while (!waiting.isEmpty() && ahead(waiting.peek().group().group(), task)) {
-          decidedGroups.add(gangs.decide(waiting.poll(), snapshot, plugins));
+          decidedGroups.add(gangs.decide(waiting.poll(), snapshot, plugins, quotas));
         }
         TaskRequest request = task.toRequest();
-        Decision decision = pipeline.decide(request, snapshot, plugins);
-        if (decision.isPlaced()) {
-          snapshot.assume(request, decision);
-        }
-        decided.add(new Decided(task, request, decision));
+        decided.add(new Decided(task, request, decide(task, request, snapshot, plugins)));
       }
-      waiting.forEach(gang -> decidedGroups.add(gangs.decide(gang, snapshot, plugins)));
+      waiting.forEach(gang -> decidedGroups.add(gangs.decide(gang, snapshot, plugins, quotas)));
       return decided;
     }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins)).compose(decided -> {
       snapshot.occupants().clear();

@@ -97,9 +97,10 @@ public final class BatchBindStore {
     Future<RowSet<Row>> cards = conn.preparedQuery(Sql.CARDS_OF_NODES).execute(Tuple.of(nodeIds));
     Future<RowSet<Row>> occupants = conn.preparedQuery(Sql.ACTIVE_ALLOCATIONS_ON_NODES).execute(Tuple.of(nodeIds));
     Future<RowSet<Row>> ports = conn.preparedQuery(Sql.PORTS_IN_USE_ON_NODES).execute(Tuple.of(nodeIds));
+    Future<RowSet<Row>> chains = conn.preparedQuery(Sql.QUEUE_CHAINS).execute(Tuple.of(taskIds));
     Future<TenantBoundary> boundary = shards ? conn.query(Sql.SHARE_MEMBERSHIPS).execute().map(NodeStore::boundaryOf)
         : Future.succeededFuture(TenantBoundary.ISOLATED);
-    return Future.all(List.of(fenced, nodes, tasks, cards, occupants, ports, boundary))
+    return Future.all(List.of(fenced, nodes, tasks, cards, occupants, ports, boundary, chains))
         .map(read -> {
           Live live = new Live();
           nodes.result().forEach(row -> live.nodes.put(row.getString("id"), new NodeLoad(row)));
@@ -114,6 +115,10 @@ public final class BatchBindStore {
           });
           return live;
         })
+        .compose(live -> QuotaCheck.read(conn, chains.result()).map(quota -> {
+          live.quota = quota;
+          return live;
+        }))
         .compose(live -> {
           List<Outcome> outcomes = new ArrayList<>();
           List<Admitted> admitted = new ArrayList<>();
@@ -141,6 +146,8 @@ public final class BatchBindStore {
     final Map<String, List<Occupant>> occupants = new HashMap<>();
     /** Ports held by active tasks on each node: host ports and master ports (their ranges do not overlap). */
     final Map<String, Set<Integer>> ports = new HashMap<>();
+    /** The batch's queues' limits and use, staged as requests are admitted. */
+    QuotaCheck quota;
 
     List<Occupant> occupants(String nodeId, int index) {
       return occupants.computeIfAbsent(cardKey(nodeId, index), key -> new ArrayList<>());
@@ -218,6 +225,7 @@ public final class BatchBindStore {
     }
     Integer port = "inference".equals(task.getString("type")) ? checks.freePort(nodeId, live.ports(nodeId)) : null;
     int masterPort = checks.freeMasterPort(nodeId, live.ports(nodeId));
+    live.quota.admit(task.getString("queue"), gpuEquivalents(request, live));
     // every check passed: stage the request so the ones after it see it
     node.gpuUsed += cards;
     node.cpuAllocated += cpu;
@@ -232,6 +240,21 @@ public final class BatchBindStore {
     }
     live.ports(nodeId).add(masterPort);
     return new Admitted(request, tenant, cpu, memoryMb, port, masterPort);
+  }
+
+  /** What the request holds in GPU-equivalents: each whole card its model's factor, a shard its memory's share. */
+  private static double gpuEquivalents(Request request, Live live) {
+    double need = 0;
+    for (int index : request.gpuIndices()) {
+      need += live.quota.factor(live.cards.get(cardKey(request.nodeId(), index)).getString("model"));
+    }
+    ShardAssignment shard = request.shard();
+    if (shard != null) {
+      Row card = live.cards.get(cardKey(request.nodeId(), shard.cardIndex()));
+      need += live.quota.factor(card.getString("model")) * shard.memoryMb()
+          / (double) Math.max(1, card.getLong("memory_total_mb"));
+    }
+    return need;
   }
 
   /** The admitted requests' writes, set-based; a count that does not match rolls the batch back. */

@@ -131,9 +131,9 @@ final class Sql {
   static final String LOCK_NODES = "SELECT id, status, executable, cordoned, cpu_percent, memory_total_gb, memory_used_mb,"
       + " gpu_total, gpu_used, cpu_cores, cpu_allocated, memory_allocated_mb FROM nodes WHERE id = ANY($1)"
       + " ORDER BY id FOR UPDATE";
-  static final String LOCK_PENDING_TASKS = "SELECT id, type, cpu_cores, memory_mb, tenant FROM tasks"
+  static final String LOCK_PENDING_TASKS = "SELECT id, type, cpu_cores, memory_mb, tenant, queue FROM tasks"
       + " WHERE id = ANY($1) AND status = 'pending' ORDER BY id FOR UPDATE";
-  static final String CARDS_OF_NODES = "SELECT node_id, gpu_index, memory_total_mb, memory_used_mb,"
+  static final String CARDS_OF_NODES = "SELECT node_id, gpu_index, model, memory_total_mb, memory_used_mb,"
       + " utilization_percent, temperature_c FROM cards WHERE node_id = ANY($1)";
   /** Every active allocation on these nodes: a batch bind's occupants, a snapshot refresh's card use. */
   static final String ACTIVE_ALLOCATIONS_ON_NODES = "SELECT node_id, gpu_index, kind, memory_mb, tenant FROM allocations"
@@ -483,6 +483,24 @@ final class Sql {
   static final String QUEUE_COUNTS = "SELECT queue, count(*) FILTER (WHERE status IN " + ACTIVE_STATES + ") AS active,"
       + " count(*) FILTER (WHERE status = 'pending') AS pending FROM tasks"
       + " WHERE status IN ('pending', 'scheduled', 'running', 'stopping', 'preempting') GROUP BY queue";
+
+  /** The queues of these tasks and all their ancestors, with their limits (QuotaCheck). */
+  static final String QUEUE_CHAINS = "WITH RECURSIVE up(name) AS (SELECT DISTINCT queue FROM tasks WHERE id = ANY($1)"
+      + " UNION SELECT q.parent FROM queues q JOIN up ON q.name = up.name WHERE q.parent IS NOT NULL)"
+      + " SELECT q.name, q.parent, q.max_gpu_eq, q.max_running FROM queues q JOIN up ON up.name = q.name";
+  static final String LOCK_QUEUES_NAMED = "SELECT name FROM queues WHERE name = ANY($1) ORDER BY name FOR UPDATE";
+  /** Every queue below each of $1 (itself included), as (queue, top) pairs. */
+  static final String QUEUE_SUBTREES = "WITH RECURSIVE down(name, top) AS (SELECT name, name FROM queues"
+      + " WHERE name = ANY($1) UNION ALL SELECT q.name, d.top FROM queues q JOIN down d ON q.parent = d.name)"
+      + " SELECT name, top FROM down";
+  static final String QUEUE_USAGE_OF = "SELECT t.queue, sum(coalesce(f.factor, 1.0) * CASE WHEN a.kind = 'whole'"
+      + " THEN 1.0 ELSE a.memory_mb::float8 / greatest(c.memory_total_mb, 1) END) AS gpu_eq FROM tasks t"
+      + " JOIN allocations a ON a.task_id = t.id AND a.active"
+      + " JOIN cards c ON c.node_id = a.node_id AND c.gpu_index = a.gpu_index"
+      + " LEFT JOIN gpu_equivalents f ON f.model = c.model"
+      + " WHERE t.queue = ANY($1) AND t.status IN " + ACTIVE_STATES + " GROUP BY t.queue";
+  static final String QUEUE_ACTIVE_OF = "SELECT queue, count(*) AS active FROM tasks WHERE queue = ANY($1)"
+      + " AND status IN " + ACTIVE_STATES + " GROUP BY queue";
 
   static final String HEALTH = "SELECT 1";
 }

@@ -40,11 +40,25 @@ public final class GangPlanner {
   public record Placement(int rank, TaskRequest member, Decision decision) {
   }
 
-  /** Every member placed (in rank order), or why not: then {@code placements} is empty. */
-  public record GangDecision(GroupPath path, List<Placement> placements, ReasonCode code, String message) {
+  /**
+   * Every member placed (in rank order), or why not: then {@code placements} is empty. {@code before}: the nodes
+   * the placement staged on, as they were, so a caller can take the whole group back ({@link #undo}).
+   */
+  public record GangDecision(GroupPath path, List<Placement> placements, ReasonCode code, String message,
+                             List<NodeInfo> before) {
     public boolean placed() {
       return code == null;
     }
+
+    /** The same group refused for {@code why} (its placement taken back by the caller). */
+    public GangDecision refused(ReasonCode why, String text) {
+      return new GangDecision(path, List.of(), why, text, List.of());
+    }
+  }
+
+  /** Takes a placed group's staging back from the snapshot. */
+  public static void undo(GangDecision decision, Snapshot snapshot) {
+    decision.before().forEach(snapshot::replace);
   }
 
   /** Decides {@code group}; a placed group is staged on the snapshot, a refused one leaves it untouched. */
@@ -130,7 +144,7 @@ public final class GangPlanner {
       placements.add(new Placement(rank, judged.get(rank), decisions[rank]));
     }
     return new GangDecision(path, path == GroupPath.DATA_PARALLEL ? byTopology(placements, snapshot) : placements,
-        null, null);
+        null, null, List.copyOf(originals.values()));
   }
 
   private record Placed(NodeInfo node, Decision decision) {
@@ -205,6 +219,6 @@ public final class GangPlanner {
         + " nodes qualify, room for " + room + (reasons.isEmpty() ? "" : ": " + reasons) + ". Nothing was bound.";
     ReasonCode code = feasibility.feasibleCount() == 0 && feasibility.refusalCode() == ReasonCode.GPUTypeUnavailable
         ? ReasonCode.GPUTypeUnavailable : ReasonCode.GangIncomplete;
-    return new GangDecision(path, List.of(), code, message);
+    return new GangDecision(path, List.of(), code, message, List.of());
   }
 }

@@ -1,0 +1,131 @@
+package io.heteroflow.controlplane.scheduler;
+
+import io.heteroflow.controlplane.scheduler.framework.CardInfo;
+import io.heteroflow.controlplane.scheduler.framework.Decision;
+import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
+import io.heteroflow.controlplane.scheduler.framework.Snapshot;
+import io.heteroflow.controlplane.store.QueueRecord;
+import io.heteroflow.controlplane.store.QueueStore;
+import io.vertx.core.Future;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The round's view of the queues' quotas (SPEC §13), so a task that would take its queue over {@code max} (or
+ * {@code max_running}) is not placed, and waits with {@code QuotaExceeded} and the numbers, instead of being bound
+ * and refused. Read once per round — only when some queue has a limit — and staged as the round places tasks.
+ * The bind re-checks against PostgreSQL under a lock of the limited queues ({@code QuotaCheck}): this only avoids
+ * the wasted work.
+ */
+final class QuotaGate {
+  private final QueueStore queues;
+  private Map<String, QueueRecord> byName = Map.of();
+  private Map<String, Double> factors = Map.of();
+  /** Per limited queue: its subtree's GPU-equivalents and active tasks, staged as the round places tasks. */
+  private final Map<String, double[]> use = new HashMap<>();
+
+  QuotaGate(QueueStore queues) {
+    this.queues = queues;
+  }
+
+  /** Brings the view up to date for a round. */
+  Future<Void> read() {
+    return queues.list().compose(tree -> {
+      Map<String, QueueRecord> named = new HashMap<>();
+      tree.forEach(queue -> named.put(queue.name(), queue));
+      byName = named;
+      use.clear();
+      if (tree.stream().noneMatch(QueueRecord::limits)) {
+        return Future.succeededFuture();
+      }
+      return Future.all(queues.usage(), queues.gpuEquivalents()).map(all -> {
+        Map<String, QueueStore.Usage> own = all.resultAt(0);
+        factors = all.resultAt(1);
+        tree.stream().filter(QueueRecord::limits).forEach(queue -> use.put(queue.name(), new double[2]));
+        own.forEach((queue, usage) -> chain(queue, limited -> {
+          use.get(limited.name())[0] += usage.gpuEq();
+          use.get(limited.name())[1] += usage.active();
+        }));
+        return null;
+      }).mapEmpty();
+    });
+  }
+
+  /** Why a task of {@code queue} needing at least {@code cards} cards cannot start now; null when it may try. */
+  String blocked(String queue, int cards) {
+    if (use.isEmpty()) {
+      return null;
+    }
+    double cheapest = factors.values().stream().mapToDouble(Double::doubleValue).min().orElse(1.0);
+    return over(queue, cards * Math.min(1.0, cheapest), 1);
+  }
+
+  /** Admits a placement of {@code queue} (staged) or answers why its queue cannot take it. */
+  String admit(String queue, Decision placed, Snapshot snapshot) {
+    return admit(queue, need(placed, snapshot), 1);
+  }
+
+  /** Admits {@code tasks} tasks of {@code queue} holding {@code gpuEq} together (a group's members), staged. */
+  String admit(String queue, double gpuEq, int tasks) {
+    if (use.isEmpty()) {
+      return null;
+    }
+    String over = over(queue, gpuEq, tasks);
+    if (over == null) {
+      chain(queue, limited -> {
+        use.get(limited.name())[0] += gpuEq;
+        use.get(limited.name())[1] += tasks;
+      });
+    }
+    return over;
+  }
+
+  /** A placement in GPU-equivalents: each whole card its model's factor, a shard its memory's share of it. */
+  double need(Decision placed, Snapshot snapshot) {
+    NodeInfo node = snapshot.node(placed.nodeId());
+    double need = 0;
+    for (CardInfo card : node == null ? List.<CardInfo>of() : node.cards()) {
+      if (placed.gpuIndices().contains(card.index())) {
+        need += factors.getOrDefault(card.model(), 1.0);
+      } else if (placed.shard() != null && placed.shard().cardIndex() == card.index()) {
+        need += factors.getOrDefault(card.model(), 1.0) * placed.shard().memoryMb()
+            / (double) Math.max(1, card.memoryTotalMb());
+      }
+    }
+    return need;
+  }
+
+  private String over(String queue, double gpuEq, int tasks) {
+    String[] why = new String[1];
+    chain(queue, limited -> {
+      double[] used = use.get(limited.name());
+      if (why[0] == null && limited.maxGpuEq() != null && used[0] + gpuEq > limited.maxGpuEq() + 1e-9) {
+        why[0] = String.format(Locale.ROOT, "queue %s uses %.1f of %.1f GPU-eq; %s needs %.1f", path(limited),
+            used[0], limited.maxGpuEq(), tasks == 1 ? "this task" : "this group", gpuEq);
+      } else if (why[0] == null && limited.maxRunning() != null && used[1] + tasks > limited.maxRunning()) {
+        why[0] = "queue " + path(limited) + " runs " + (long) used[1] + " of at most " + limited.maxRunning() + " tasks";
+      }
+    });
+    return why[0];
+  }
+
+  /** Calls {@code each} for every limited queue from {@code queue} up to the root. */
+  private void chain(String queue, java.util.function.Consumer<QueueRecord> each) {
+    for (QueueRecord up = byName.get(queue); up != null; up = up.parent() == null ? null : byName.get(up.parent())) {
+      if (use.containsKey(up.name())) {
+        each.accept(up);
+      }
+    }
+  }
+
+  /** root/vision/detection. */
+  private String path(QueueRecord queue) {
+    StringBuilder path = new StringBuilder(queue.name());
+    for (QueueRecord up = byName.get(queue.parent()); up != null; up = byName.get(up.parent())) {
+      path.insert(0, up.name() + "/");
+    }
+    return path.toString();
+  }
+}
