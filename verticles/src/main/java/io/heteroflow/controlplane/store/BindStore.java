@@ -101,6 +101,7 @@ public final class BindStore {
               Row task = claimed.iterator().next();
               return recheckCards(conn, request, task.getString("tenant"))
                   .compose(v -> allocate(conn, request, task))
+                  .compose(v -> withinQuota(conn, taskId, task.getString("queue")))
                   .compose(v -> choosePorts(conn, nodeId, "inference".equals(task.getString("type"))));
             })
             .compose(ports -> TaskStore.event(conn, taskId, TaskStatus.PENDING, TaskStatus.SCHEDULED, null,
@@ -112,6 +113,15 @@ public final class BindStore {
         .recover(failure -> {
           Outcome refused = BindChecks.refusal(failure);
           return refused == null ? Future.failedFuture(failure) : Future.succeededFuture(refused);
+        });
+  }
+
+  /** Its queues' limits, counted with the task's own allocations just written (QuotaCheck). */
+  private static Future<Void> withinQuota(SqlConnection conn, UUID taskId, String queue) {
+    return conn.preparedQuery(Sql.QUEUE_CHAINS).execute(Tuple.tuple().addArrayOfUUID(new UUID[] {taskId}))
+        .compose(chains -> QuotaCheck.read(conn, chains)).map(quota -> {
+          quota.verify(queue);
+          return null;
         });
   }
 

@@ -69,6 +69,19 @@ final class QuotaCheck {
     });
   }
 
+  /** Whether every limited queue on {@code queue}'s chain is within its limits as read (its task already counted). */
+  void verify(String queue) {
+    for (Limit up = chain.get(queue); up != null; up = up.parent() == null ? null : chain.get(up.parent())) {
+      double[] used = use.get(up.name());
+      if (used != null && ((up.maxGpuEq() != null && used[0] > up.maxGpuEq() + 1e-9)
+          || (up.maxRunning() != null && used[1] > up.maxRunning()))) {
+        throw new Rejected(ReasonCode.QuotaExceeded, String.format(java.util.Locale.ROOT,
+            "queue %s would hold %.1f GPU-eq (max %s) and %d active tasks (max %s) with this task", path(up), used[0],
+            up.maxGpuEq(), (long) used[1], up.maxRunning()));
+      }
+    }
+  }
+
   /** root/vision/detection. */
   private String path(Limit queue) {
     StringBuilder path = new StringBuilder(queue.name());

@@ -81,7 +81,7 @@ final class Sql {
       + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, reason_code = NULL, nominated_node = NULL,"
       + " nominated_until = NULL, nominated_victims = NULL,"
       + " reason_message = NULL"
-      + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant";
+      + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant, queue";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
       + " WHERE id = $1 AND status = 'pending'"
       + " AND (reason_code IS DISTINCT FROM $2 OR reason_message IS DISTINCT FROM $3) RETURNING id)"
