@@ -127,7 +127,7 @@ public final class ControlPlane {
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
                 vertx.deployVerticle(new GroupLifecycleVerticle(stores.groups(), stores.tasks(), leadership, metrics,
                     GroupLifecycleVerticle.PERIOD_MS)),
-                vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), registry,
+                vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), stores.queues(), registry,
                     GAUGE_REFRESH_MS)),
                 vertx.deployVerticle(new RecoveryVerticle(stores.tasks(), leadership, options.recoveryMs(), 4 * grace)),
                 vertx.deployVerticle(new PreemptWatchdogVerticle(stores.tasks(), leadership, metrics,

@@ -125,9 +125,25 @@ class QueueQuotaEndToEndTest {
       assertEquals("vision", waiting.getString("queue"));
       assertEquals("queue root/vision uses 1.0 of 1.0 GPU-eq; this task needs 0.5",
           waiting.getJsonObject("reason").getString("message"));
-      JsonObject usage = cp.json("GET", "/api/v1/queues", alice, null, 200).getJsonArray("items").getJsonObject(0)
-          .getJsonObject("usage");
-      assertEquals(1.0, usage.getDouble("gpu_eq"), usage.encode());
+      // the reason is recorded as the round decides, the two binds commit just after
+      eventually(Duration.ofSeconds(20), "the queue's usage at its max", () -> {
+        try {
+          JsonObject usage = cp.json("GET", "/api/v1/queues", alice, null, 200).getJsonArray("items").getJsonObject(0)
+              .getJsonObject("usage");
+          return usage.getDouble("gpu_eq") == 1.0 && usage.getLong("active_tasks") == 2;
+        } catch (Exception e) {
+          return false;
+        }
+      });
+      eventually(Duration.ofSeconds(20), "the queue's gauges", () -> {
+        try {
+          String metrics = cp.call("GET", "/metrics", null, null).body();
+          return metrics.contains("heteroflow_queue{measure=\"gpu_eq_max\",queue=\"vision\"} 1.0")
+              && metrics.contains("heteroflow_queue{measure=\"gpu_eq_used\",queue=\"vision\"}");
+        } catch (Exception e) {
+          return false;
+        }
+      });
       for (String id : ids) {
         cp.awaitStatus(id, "succeeded");
       }

@@ -4,6 +4,8 @@ import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
 import io.heteroflow.controlplane.store.CardCounts;
 import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.controlplane.store.NodeStore;
+import io.heteroflow.controlplane.store.QueueRecord;
+import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -24,7 +26,7 @@ import java.util.logging.Logger;
 /**
  * The cluster-state series of /metrics, refreshed from PostgreSQL every few seconds on every member: cards by
  * vendor, model and state, shard memory, pending tasks by reason and priority band, fragmentation, heartbeat
- * age per node and the leader term.
+ * age per node, the leader term, and each queue's use against its quota.
  */
 public final class ClusterGauges extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(ClusterGauges.class.getName());
@@ -34,7 +36,9 @@ public final class ClusterGauges extends VerticleBase {
   private final NodeStore nodes;
   private final TaskStore tasks;
   private final LeaderStore leaders;
+  private final QueueStore queues;
   private final long periodMs;
+  private final MultiGauge queueGauges;
   private final MultiGauge cards;
   private final MultiGauge pending;
   private final MultiGauge freeCardsPerNode;
@@ -47,10 +51,14 @@ public final class ClusterGauges extends VerticleBase {
   private final Map<String, Long> lastHeartbeatMillis = new ConcurrentHashMap<>();
   private boolean refreshing;
 
-  public ClusterGauges(NodeStore nodes, TaskStore tasks, LeaderStore leaders, MeterRegistry registry, long periodMs) {
+  public ClusterGauges(NodeStore nodes, TaskStore tasks, LeaderStore leaders, QueueStore queues, MeterRegistry registry,
+                       long periodMs) {
     this.nodes = nodes;
     this.tasks = tasks;
     this.leaders = leaders;
+    this.queues = queues;
+    queueGauges = MultiGauge.builder("heteroflow_queue").description("each queue (its subtree): GPU-equivalents in use,"
+        + " guaranteed and max, active and pending tasks").register(registry);
     this.periodMs = periodMs;
     cards = MultiGauge.builder("heteroflow_cards").description("cards by vendor, model and state (total, used, free)")
         .register(registry);
@@ -94,7 +102,10 @@ public final class ClusterGauges extends VerticleBase {
     Future<List<CardCounts>> counts = sweep("", new ArrayList<>());
     Future<Map<List<String>, Long>> queue = tasks.pendingByReasonAndBand();
     Future<io.vertx.core.json.JsonObject> leader = leaders.describe(10);
-    return Future.all(counts, queue, leader).map(all -> {
+    Future<List<QueueRecord>> tree = queues.list();
+    Future<Map<String, QueueStore.Usage>> usage = queues.usage();
+    return Future.all(List.of(counts, queue, leader, tree, usage)).map(all -> {
+      queueGauges.register(queueRows(tree.result(), usage.result()), true);
       cards.register(cardRows(counts.result()), true);
       List<MultiGauge.Row<?>> queueRows = new ArrayList<>();
       queue.result().forEach((key, count) -> queueRows.add(
@@ -140,6 +151,33 @@ public final class ClusterGauges extends VerticleBase {
           millis -> Math.max(0, Instant.now().toEpochMilli() - millis.getOrDefault(node, 0L)) / 1000.0)));
       heartbeatAge.register(ages, true);
     }
+  }
+
+  /** Per queue, its whole subtree's use (a parent's includes its children's), guaranteed and max. */
+  static List<MultiGauge.Row<?>> queueRows(List<QueueRecord> tree, Map<String, QueueStore.Usage> own) {
+    Map<String, String> parents = new HashMap<>();
+    tree.forEach(queue -> parents.put(queue.name(), queue.parent()));
+    Map<String, double[]> subtree = new HashMap<>();
+    own.forEach((name, use) -> {
+      for (String up = name; up != null; up = parents.get(up)) {
+        double[] sum = subtree.computeIfAbsent(up, k -> new double[3]);
+        sum[0] += use.gpuEq();
+        sum[1] += use.active();
+        sum[2] += use.pending();
+      }
+    });
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    for (QueueRecord queue : tree) {
+      double[] sum = subtree.getOrDefault(queue.name(), new double[3]);
+      rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "gpu_eq_used"), sum[0]));
+      rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "active_tasks"), sum[1]));
+      rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "pending_tasks"), sum[2]));
+      rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "gpu_eq_guaranteed"), queue.guaranteed()));
+      if (queue.maxGpuEq() != null) {
+        rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "gpu_eq_max"), queue.maxGpuEq()));
+      }
+    }
+    return rows;
   }
 
   private List<MultiGauge.Row<?>> cardRows(List<CardCounts> counts) {
