@@ -1,11 +1,13 @@
-// The queue: pending tasks by priority with their reason and nomination, counts by reason, tasks being
-// preempted, running tasks, one task's detail.
+// The queue: the queues' use against their quotas, task groups, pending tasks by priority with their reason and
+// nomination, counts by reason, tasks being preempted, running tasks, one task's detail.
 import { api, el, showError, time } from './api.js';
 
 export async function render(view) {
-  const [pending, running, preempting] = await Promise.all([
+  const [pending, running, preempting, queues, groups] = await Promise.all([
     api('GET', '/api/v1/tasks?status=pending&limit=1000'), api('GET', '/api/v1/tasks?status=running&limit=1000'),
-    api('GET', '/api/v1/tasks?status=preempting&limit=1000')]);
+    api('GET', '/api/v1/tasks?status=preempting&limit=1000'), api('GET', '/api/v1/queues'),
+    api('GET', '/api/v1/groups?limit=100')]);
+  const unfinished = groups.items.filter((g) => !['succeeded', 'failed', 'stopped'].includes(g.status));
   const queue = pending.items.sort((a, b) => b.priority - a.priority || a.created_at.localeCompare(b.created_at));
   const byReason = new Map();
   for (const task of queue) {
@@ -17,8 +19,24 @@ export async function render(view) {
     el('thead', {}, el('tr', {}, columns.map(([title]) => el('th', { scope: 'col' }, title)))),
     el('tbody', {}, tasks.map((task) => el('tr', { 'data-task': task.id, ...marks(task) }, columns.map(([, value], i) => el('td', {},
       i === 0 ? el('button', { type: 'button', onclick: () => show(task.id, detail) }, value(task)) : value(task)))))));
+  const plain = (label, rows, columns, attributes) => el('table', { 'aria-label': label },
+    el('thead', {}, el('tr', {}, columns.map(([title]) => el('th', { scope: 'col' }, title)))),
+    el('tbody', {}, rows.map((row) => el('tr', attributes(row), columns.map(([, value]) => el('td', {}, value(row)))))));
+  const gpuEq = (n) => n.toFixed(1);
   view.replaceChildren(
     el('h2', {}, `Queue: ${queue.length} pending, ${preempting.items.length} preempting, ${running.items.length} running`),
+    el('h3', {}, 'Queues'),
+    plain('Queues', queues.items, [['Queue', (q) => q.parent ? `${q.parent}/${q.name}` : q.name],
+      ['Used GPU-eq', (q) => gpuEq(q.usage.gpu_eq)], ['Guaranteed', (q) => gpuEq(q.guaranteed)],
+      ['Max', (q) => q.max === null ? '—' : gpuEq(q.max)], ['Borrowed', (q) => gpuEq(q.usage.borrowed_gpu_eq)],
+      ['Active', (q) => q.usage.active_tasks], ['Pending', (q) => q.usage.pending_tasks]],
+    (q) => ({ 'data-queue': q.name })),
+    el('h3', {}, 'Task groups'),
+    plain('Task groups', unfinished, [['Group', (g) => g.name], ['Status', (g) => g.status], ['Members', (g) => g.member_count],
+      ['Queue', (g) => g.queue], ['Master', (g) => g.master ? `${g.master.addr}:${g.master.port} (${g.backend})` : '—'],
+      ['Reason', (g) => g.reason ? `${g.reason.code}: ${g.reason.message}` : '—']],
+    (g) => ({ 'data-group': g.id, 'data-status': g.status })),
+    el('h3', {}, 'Pending tasks'),
     el('p', {}, [...byReason.entries()].map(([code, count]) => el('span', { class: 'badge' }, `${code}: ${count}`)), ' '),
     table('Pending tasks', queue, [['Task', (t) => t.name], ['Priority', (t) => t.priority], ['Tenant', (t) => t.tenant], ['Waiting since', (t) => time(t.created_at)],
       ['Reason', (t) => t.reason ? `${t.reason.code}: ${t.reason.message}` : '—'],

@@ -184,6 +184,22 @@ class ConsoleBrowserTest {
         () -> "stopped".equals(cp.get("/api/v1/tasks/" + victim).getString("status")));
   }
 
+  @Test
+  void theQueueViewShowsQueuesAgainstTheirQuotaAndAGroupThatCannotBeCompleted() throws Exception {
+    cp.json("POST", "/api/v1/queues", ADMIN, "{\"name\":\"web-team\",\"guaranteed\":2,\"max\":4}", 201);
+    String group = cp.json("POST", "/api/v1/groups", ADMIN, "{\"name\":\"too-big\",\"members\":{\"template\":"
+        + "{\"command\":[\"true\"],\"gpu_required\":8,\"gpu_type\":\"nvidia\"},\"count\":3}}", 201).getString("id");
+    ControlPlaneHarness.eventually(Duration.ofSeconds(30), "the group waits with GangIncomplete",
+        () -> cp.get("/api/v1/groups/" + group).getJsonObject("reason") != null);
+    openView("queue");
+    waitUntil("the queue's row", () -> waitFor(By.cssSelector("tr[data-queue='web-team']")).getText()
+        .contains("root/web-team 0.0 2.0 4.0"));
+    waitUntil("the waiting group's row", () -> waitFor(By.cssSelector("tr[data-group='" + group + "']")).getText()
+        .contains("GangIncomplete: the group of 3 cannot be completed"));
+    cp.json("POST", "/api/v1/groups/" + group + "/stop", ADMIN, null, 202);
+    cp.json("DELETE", "/api/v1/queues/web-team", ADMIN, null, 200);
+  }
+
   private static void useToken(String token) {
     browser.driver.get(base);
     WebElement field = waitFor(By.id("token"));
