@@ -476,10 +476,14 @@ final class Sql {
   static final String INSERT_GPU_EQUIVALENTS = "INSERT INTO gpu_equivalents (model, factor)"
       + " SELECT * FROM unnest($1::text[], $2::float8[])";
   /** Each queue's own active use: GPU-equivalents (whole cards by their model's factor, shards by memory share). */
-  static final String QUEUE_USAGE = "SELECT t.queue, sum(coalesce(f.factor, 1.0) * CASE WHEN a.kind = 'whole' THEN 1.0"
-      + " ELSE a.memory_mb::float8 / greatest(c.memory_total_mb, 1) END) AS gpu_eq FROM allocations a"
-      + " JOIN tasks t ON t.id = a.task_id JOIN cards c ON c.node_id = a.node_id AND c.gpu_index = a.gpu_index"
-      + " LEFT JOIN gpu_equivalents f ON f.model = c.model WHERE a.active GROUP BY t.queue";
+  /** One active allocation in GPU-equivalents (a whole card its model's factor, a shard its memory's share). */
+  private static final String ALLOCATION_GPU_EQ = "sum(coalesce(f.factor, 1.0) * CASE WHEN a.kind = 'whole' THEN 1.0"
+      + " ELSE a.memory_mb::float8 / greatest(c.memory_total_mb, 1) END) AS gpu_eq";
+  private static final String ALLOCATIONS_WITH_FACTORS = " JOIN allocations a ON a.task_id = t.id AND a.active"
+      + " JOIN cards c ON c.node_id = a.node_id AND c.gpu_index = a.gpu_index"
+      + " LEFT JOIN gpu_equivalents f ON f.model = c.model";
+  static final String QUEUE_USAGE = "SELECT t.queue, " + ALLOCATION_GPU_EQ + " FROM tasks t" + ALLOCATIONS_WITH_FACTORS
+      + " GROUP BY t.queue";
   static final String QUEUE_COUNTS = "SELECT queue, count(*) FILTER (WHERE status IN " + ACTIVE_STATES + ") AS active,"
       + " count(*) FILTER (WHERE status = 'pending') AS pending FROM tasks"
       + " WHERE status IN ('pending', 'scheduled', 'running', 'stopping', 'preempting') GROUP BY queue";
@@ -493,12 +497,8 @@ final class Sql {
   static final String QUEUE_SUBTREES = "WITH RECURSIVE down(name, top) AS (SELECT name, name FROM queues"
       + " WHERE name = ANY($1) UNION ALL SELECT q.name, d.top FROM queues q JOIN down d ON q.parent = d.name)"
       + " SELECT name, top FROM down";
-  static final String QUEUE_USAGE_OF = "SELECT t.queue, sum(coalesce(f.factor, 1.0) * CASE WHEN a.kind = 'whole'"
-      + " THEN 1.0 ELSE a.memory_mb::float8 / greatest(c.memory_total_mb, 1) END) AS gpu_eq FROM tasks t"
-      + " JOIN allocations a ON a.task_id = t.id AND a.active"
-      + " JOIN cards c ON c.node_id = a.node_id AND c.gpu_index = a.gpu_index"
-      + " LEFT JOIN gpu_equivalents f ON f.model = c.model"
-      + " WHERE t.queue = ANY($1) AND t.status IN " + ACTIVE_STATES + " GROUP BY t.queue";
+  static final String QUEUE_USAGE_OF = "SELECT t.queue, " + ALLOCATION_GPU_EQ + " FROM tasks t"
+      + ALLOCATIONS_WITH_FACTORS + " WHERE t.queue = ANY($1) AND t.status IN " + ACTIVE_STATES + " GROUP BY t.queue";
   static final String QUEUE_ACTIVE_OF = "SELECT queue, count(*) AS active FROM tasks WHERE queue = ANY($1)"
       + " AND status IN " + ACTIVE_STATES + " GROUP BY queue";
 
