@@ -39,9 +39,13 @@ public final class ControlPlaneMetrics {
     roundDuration.record(duration);
   }
 
-  public void bound(Duration sinceCreation) {
+  /** A task bound {@code sinceCreation} after it was created, in {@code queue} ({@code heteroflow_queue_wait_seconds}). */
+  public void bound(Duration sinceCreation, String queue) {
+    Duration waited = sinceCreation.isNegative() ? Duration.ZERO : sinceCreation;
     binds.increment();
-    createToScheduled.record(sinceCreation.isNegative() ? Duration.ZERO : sinceCreation);
+    createToScheduled.record(waited);
+    Timer.builder("heteroflow_queue_wait").description("creation → bind, per queue").tag("queue", String.valueOf(queue))
+        .publishPercentileHistogram().register(registry).record(waited);
   }
 
   public void bindConflict() {

@@ -152,6 +152,9 @@ class QueueQuotaEndToEndTest {
       watcher.join();
     }
     assertTrue(seen.stream().allMatch(cards -> cards <= 2), "never more than 2 A100 (1.0 GPU-eq) held: " + seen);
+    String metrics = cp.call("GET", "/metrics", null, null).body();
+    assertTrue(metrics.contains("heteroflow_queue_wait_seconds_count{queue=\"vision\"} 3"),
+        "each of the three waits timed in its queue");
     assertTrue(seen.contains(2L), "the queue was full at some point: " + seen);
   }
 }

@@ -177,7 +177,7 @@ final class BindDispatcher {
     }
     if (outcome.bound()) {
       metrics.attempt("bound", null);
-      metrics.bound(Duration.between(task.createdAt().toInstant(), clock.instant()));
+      metrics.bound(Duration.between(task.createdAt().toInstant(), clock.instant()), task.queue());
       Shard shard = decision.shard() == null ? null : decision.shard().toWire();
       vertx.eventBus().send(BusAddresses.agentRun(decision.nodeId()), task.run(decision.gpuIndices(), shard,
           outcome.hostPort(), outcome.masterPort(), fence.term()).toJson());

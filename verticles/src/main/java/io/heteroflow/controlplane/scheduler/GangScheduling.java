@@ -204,7 +204,7 @@ final class GangScheduling {
     Run.Distributed world = new Run.Distributed(gang.group().group().id(), requests.size(), rank, bound.masterAddr(),
         bound.masterPort(), bound.backend());
     metrics.attempt("bound", null);
-    metrics.bound(java.time.Duration.between(member.createdAt().toInstant(), java.time.Instant.now()));
+    metrics.bound(java.time.Duration.between(member.createdAt().toInstant(), java.time.Instant.now()), member.queue());
     vertx.eventBus().send(BusAddresses.agentRun(request.nodeId()), member.run(request.gpuIndices(),
         request.shard() == null ? null : request.shard().toWire(), outcome.hostPort(), outcome.masterPort(),
         fence.term(), world).toJson());
