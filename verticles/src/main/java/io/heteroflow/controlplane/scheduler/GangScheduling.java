@@ -72,7 +72,7 @@ final class GangScheduling {
     this.retry = retry;
   }
 
-  /** This round's pending groups; answers whether the queue has more beyond them. */
+  /** This round's pending groups whose members all wait and none is binding ({@link #more} says if more are queued). */
   Future<List<Gang>> read() {
     settledSinceRead.clear();
     return groups.pending(cursor, BATCH).map(read -> {

@@ -191,8 +191,7 @@ public final class GroupStore {
   private static Map<String, NetworkDomains.NodeAddresses> addresses(RowSet<Row> rows) {
     Map<String, NetworkDomains.NodeAddresses> nodes = new HashMap<>();
     for (Row row : rows) {
-      Map<String, String> labels = new HashMap<>(TaskRecord.stringMap((JsonObject) row.getValue("agent_labels")));
-      labels.putAll(TaskRecord.stringMap((JsonObject) row.getValue("labels")));
+      Map<String, String> labels = TaskRecord.stringMap((JsonObject) row.getValue("labels"));
       nodes.put(row.getString("id"), new NetworkDomains.NodeAddresses(row.getString("id"), row.getString("gpu_vendor"),
           labels, strings(row.getValue("internal_ips")), strings(row.getValue("public_ips"))));
     }

@@ -422,8 +422,9 @@ final class Sql {
       + " RETURNING id";
   static final String SET_MEMBERS_DISTRIBUTED = "UPDATE tasks t SET distributed = d.wiring::jsonb"
       + " FROM unnest($1::uuid[], $2::text[]) AS d(id, wiring) WHERE t.id = d.id";
-  static final String NODE_ADDRESSES = "SELECT id, gpu_vendor, labels, agent_labels, internal_ips, public_ips FROM nodes"
-      + " WHERE id = ANY($1)";
+  /** A node's labels as placement sees them (admin labels win over the agent's, as in NODE_COLUMNS) and addresses. */
+  static final String NODE_ADDRESSES = "SELECT id, gpu_vendor, agent_labels || labels AS labels, internal_ips, public_ips"
+      + " FROM nodes WHERE id = ANY($1)";
   /** A pending group's reason, on the group and on each pending member, with a ledger entry when it changed. */
   static final String SET_GROUP_REASON = "WITH changed AS (UPDATE task_groups SET reason_code = $2, reason_message = $3"
       + " WHERE id = $1 AND status = 'pending' AND (reason_code IS DISTINCT FROM $2 OR reason_message IS DISTINCT FROM $3)"

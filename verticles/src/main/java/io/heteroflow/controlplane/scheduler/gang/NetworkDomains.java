@@ -24,7 +24,6 @@ import java.util.Set;
 public final class NetworkDomains {
   public static final String NETWORK_ZONE_LABEL = "heteroflow.network_zone";
   public static final String VPC_LABEL = "heteroflow.vpc_id";
-  public static final String GLOO = "gloo";
 
   private NetworkDomains() {}
 
@@ -56,10 +55,11 @@ public final class NetworkDomains {
       return new Wiring(internal, backend(nodes.values(), usesCards), 1, null);
     }
     if (master.publicIps().isEmpty()) {
-      return new Wiring(null, GLOO, domains, "the members span " + domains + " network domains and node "
+      return new Wiring(null, GpuVendor.CROSS_DOMAIN_BACKEND, domains, "the members span " + domains
+          + " network domains and node "
           + master.nodeId() + " (rank 0) reports no public address to reach it across them");
     }
-    return new Wiring(address(master.publicIps().get(0)), GLOO, domains, null);
+    return new Wiring(address(master.publicIps().get(0)), GpuVendor.CROSS_DOMAIN_BACKEND, domains, null);
   }
 
   private static String domain(NodeAddresses node) {
@@ -103,9 +103,9 @@ public final class NetworkDomains {
     nodes.forEach(node -> vendors.add(node.gpuVendor()));
     String vendor = vendors.get(0);
     if (!usesCards || vendor == null || vendors.stream().anyMatch(other -> !vendor.equals(other))) {
-      return GLOO;
+      return GpuVendor.CROSS_DOMAIN_BACKEND;
     }
-    return GpuVendor.fromId(vendor).map(GpuVendor::collectiveBackend).orElse(GLOO);
+    return GpuVendor.fromId(vendor).map(GpuVendor::collectiveBackend).orElse(GpuVendor.CROSS_DOMAIN_BACKEND);
   }
 
   /** 127.0.0.0/8 or ::1: this host only, never a collision between VPCs. */
