@@ -122,6 +122,7 @@ public final class ControlPlane {
                 vertx.deployVerticle(new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics,
                     grace, options.ledgerCheckMs())),
                 vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(), stores.queues(),
+                    stores.plans(), config.queueing(),
                     stores.plugins(),
                     plugins, pipeline, leadership, metrics, Clock.systemUTC())),
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),

@@ -46,11 +46,18 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   public Database database;
   private long ledgerCheckMs = ControlPlane.Options.LEDGER_CHECK_MS;
   private List<SimulatedNode> agents = List.of();
+  private SchedulerConfig config = SchedulerConfig.defaults();
   private final HttpClient http = HttpClient.newHttpClient();
 
   /** A control plane whose heartbeat ledger check runs every {@code ledgerCheckMs} (default 30 s). */
   public ControlPlaneHarness ledgerCheckMs(long ledgerCheckMs) {
     this.ledgerCheckMs = ledgerCheckMs;
+    return this;
+  }
+
+  /** A control plane on this configuration (default: the packaged conf/config.yaml). */
+  public ControlPlaneHarness config(SchedulerConfig other) {
+    this.config = other;
     return this;
   }
 
@@ -75,7 +82,7 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
     database = TestPostgres.freshDatabase();
     PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
     vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-    ControlPlane.Options options = ControlPlane.Options.defaults(0, ADMIN, SchedulerConfig.defaults())
+    ControlPlane.Options options = ControlPlane.Options.defaults(0, ADMIN, config)
         .withHttp("127.0.0.1", 0).withLedgerCheckMs(ledgerCheckMs);
     running = await(ControlPlane.deploy(vertx, database, options, registry));
     eventually(Duration.ofSeconds(20), "this control plane to lead", () -> running.leadership().leading());

@@ -113,6 +113,9 @@ final class GroupRoutes {
         .put("priority", group.priority()).put("queue", group.queue()).put("status", group.status()).put("member_count", group.memberCount())
         .put("reason", group.reasonCode() == null ? null
             : new JsonObject().put("code", group.reasonCode()).put("message", group.reasonMessage()))
+        .put("estimated_start_at", GroupRecord.PENDING.equals(group.status()) && group.estimatedStartAt() != null
+            ? group.estimatedStartAt().toInstant().toString() : null)
+        .put("estimate_note", GroupRecord.PENDING.equals(group.status()) ? group.estimateNote() : null)
         .put("restart_policy", new JsonObject().put("max_restarts", group.maxRestarts()))
         .put("restart_count", group.restartCount())
         .put("master", group.masterNode() == null ? null : new JsonObject().put("node", group.masterNode())

@@ -17,7 +17,7 @@ public final class TaskSpecDecoder {
 
   static final Set<String> FIELDS = Set.of("name", "type", "image", "command", "env", "priority", "preemptible",
       "gpu_required", "gpu_memory_mb", "gpu_type", "gpu_model", "cpu_cores", "memory_mb", "timeout_seconds",
-      "termination_grace_seconds", "checkpoint", "node_selector", "group_id", "labels", "queue");
+      "expected_runtime_seconds", "termination_grace_seconds", "checkpoint", "node_selector", "group_id", "labels", "queue");
   private static final Set<String> TYPES = Set.of("job", "training", "inference");
   static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
   private static final Pattern ENV_KEY = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
@@ -111,12 +111,14 @@ public final class TaskSpecDecoder {
     double cpuCores = json.number("cpu_cores", 0, 0, 4096);
     long memoryMb = json.integer("memory_mb", 0, 0, 64L << 20);
     int timeoutSeconds = (int) json.integer("timeout_seconds", defaultTimeout, 1, 30L * 24 * 3600);
+    Integer expectedRuntime = json.has("expected_runtime_seconds")
+        ? (int) json.integer("expected_runtime_seconds", 0, 1, timeoutSeconds) : null;
     int grace = (int) json.integer("termination_grace_seconds", TaskSpec.DEFAULT_TERMINATION_GRACE_SECONDS, 0,
         TaskSpec.MAX_TERMINATION_GRACE_SECONDS);
     Map<String, String> nodeSelector = json.stringMap("node_selector", 64, LABEL_KEY, 256);
     Map<String, String> labels = json.stringMap("labels", 64, LABEL_KEY, 256);
     return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
         gpuModels, cpuCores, memoryMb, timeoutSeconds, grace, checkpoint(json), nodeSelector, labels,
-        json.string("queue", null, 63, QueueSpecDecoder.NAME));
+        json.string("queue", null, 63, QueueSpecDecoder.NAME), expectedRuntime);
   }
 }

@@ -34,6 +34,10 @@ final class TaskView {
         .put("master_port", task.masterPort())
         .put("reason", task.reasonCode() == null ? null
             : new JsonObject().put("code", task.reasonCode()).put("message", task.reasonMessage()))
+        // when it is expected to start (the reservation plan), only while it waits; null with a note when unknown
+        .put("estimated_start_at", task.status() == TaskStatus.PENDING ? time(task.estimatedStartAt()) : null)
+        .put("estimate_note", task.status() == TaskStatus.PENDING ? task.estimateNote() : null)
+        .put("expected_runtime_seconds", spec.getValue("expected_runtime_seconds"))
         .put("exit_code", task.exitCode())
         .put("preempt_count", task.preemptCount())
         // a nomination means something only while the task waits for its victims (a bind clears it)

@@ -20,10 +20,12 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, int gpuReservePercent,
                               int portRangeStart, int portRangeEnd, int maxInferencePerNode,
                               LoadThresholds loadThresholds, Map<String, PluginConfig> pluginDefaults,
-                              int masterPortRangeStart, int masterPortRangeEnd) {
+                              int masterPortRangeStart, int masterPortRangeEnd, QueueingConfig queueing) {
 
   public static final String RESOURCE = "conf/config.yaml";
-  private static final Set<String> TOP = Set.of("scheduler", "plugins");
+  private static final Set<String> TOP = Set.of("scheduler", "plugins", "queueing");
+  private static final Set<String> QUEUEING = Set.of("reserve_after_seconds", "borrow_idle_seconds",
+      "training_borrow_percent");
   private static final Set<String> SCHEDULER = Set.of("default_task_timeout", "gpu_reserve_fixed_mb",
       "gpu_reserve_percent", "port_range_start", "port_range_end", "max_inference_per_node", "load_thresholds",
       "master_port_range_start", "master_port_range_end");
@@ -43,10 +45,24 @@ public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, in
         loadThresholds, pluginDefaults, MASTER_PORT_RANGE_START, MASTER_PORT_RANGE_END);
   }
 
+  /** The default queueing settings. */
+  public SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, int gpuReservePercent, int portRangeStart,
+                         int portRangeEnd, int maxInferencePerNode, LoadThresholds loadThresholds,
+                         Map<String, PluginConfig> pluginDefaults, int masterPortRangeStart, int masterPortRangeEnd) {
+    this(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd, maxInferencePerNode,
+        loadThresholds, pluginDefaults, masterPortRangeStart, masterPortRangeEnd, QueueingConfig.DEFAULTS);
+  }
+
   /** This configuration with another master port range (not validated: for tests of exhaustion). */
   public SchedulerConfig withMasterPortRange(int start, int end) {
     return new SchedulerConfig(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd,
-        maxInferencePerNode, loadThresholds, pluginDefaults, start, end);
+        maxInferencePerNode, loadThresholds, pluginDefaults, start, end, queueing);
+  }
+
+  /** This configuration with other queueing settings. */
+  public SchedulerConfig withQueueing(QueueingConfig other) {
+    return new SchedulerConfig(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd,
+        maxInferencePerNode, loadThresholds, pluginDefaults, masterPortRangeStart, masterPortRangeEnd, other);
   }
 
   /** Memory of a card never handed to shards: the larger of the fixed and the percentage reserve. */
@@ -96,7 +112,8 @@ public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, in
         (int) number(scheduler, "port_range_start", 8000, source), (int) number(scheduler, "port_range_end", 8999, source),
         (int) number(scheduler, "max_inference_per_node", 64, source), limits, plugins,
         (int) number(scheduler, "master_port_range_start", MASTER_PORT_RANGE_START, source),
-        (int) number(scheduler, "master_port_range_end", MASTER_PORT_RANGE_END, source));
+        (int) number(scheduler, "master_port_range_end", MASTER_PORT_RANGE_END, source),
+        queueing(map(root.get("queueing"), source + ": queueing", QUEUEING), source));
     if (config.portRangeStart() < 1 || config.portRangeEnd() > 65535 || config.portRangeStart() > config.portRangeEnd()) {
       throw new IllegalArgumentException(source + ": port_range_start..port_range_end must be a range within 1-65535");
     }
@@ -110,6 +127,18 @@ public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, in
           + " port_range_start..port_range_end (a node's host ports and master ports are handed out separately)");
     }
     return config;
+  }
+
+  private static QueueingConfig queueing(Map<String, Object> section, String source) {
+    QueueingConfig defaults = QueueingConfig.DEFAULTS;
+    try {
+      return new QueueingConfig(
+          (int) number(section, "reserve_after_seconds", defaults.reserveAfterSeconds(), source),
+          (int) number(section, "borrow_idle_seconds", defaults.borrowIdleSeconds(), source),
+          (int) number(section, "training_borrow_percent", defaults.trainingBorrowPercent(), source));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(source + ": " + e.getMessage(), e);
+    }
   }
 
   @SuppressWarnings("unchecked")

@@ -10,6 +10,8 @@ import io.heteroflow.controlplane.store.PreemptionStore;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.GroupStore;
 import io.heteroflow.controlplane.store.QueueStore;
+import io.heteroflow.controlplane.store.PlanStore;
+import io.heteroflow.controlplane.config.QueueingConfig;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.gang.GangPlanner;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
@@ -66,6 +68,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final PreemptionStore preemptionStore;
   private final GroupStore groupStore;
   private final QuotaGate quotas;
+  private final Reserving reserving;
   private final PluginRegistry registry;
   private final SchedulingPipeline pipeline;
   private final Leadership leadership;
@@ -82,7 +85,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final Deque<UUID> immediate = new ArrayDeque<>();
 
   public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PreemptionStore preemptionStore, GroupStore groupStore,
-                               QueueStore queueStore, PluginConfigStore pluginConfigs, PluginRegistry registry, SchedulingPipeline pipeline,
+                               QueueStore queueStore, PlanStore planStore, QueueingConfig queueing,
+                               PluginConfigStore pluginConfigs, PluginRegistry registry, SchedulingPipeline pipeline,
                                Leadership leadership, ControlPlaneMetrics metrics, Clock clock) {
     this.tasks = tasks;
     this.nodes = nodes;
@@ -90,6 +94,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     this.preemptionStore = preemptionStore;
     this.groupStore = groupStore;
     this.quotas = new QuotaGate(queueStore);
+    this.reserving = new Reserving(planStore, pipeline, clock, Duration.ofSeconds(queueing.reserveAfterSeconds()));
     this.registry = registry;
     this.pipeline = pipeline;
     this.leadership = leadership;
@@ -221,6 +226,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         return Decision.unschedulable(ReasonCode.QuotaExceeded, over);
       }
       snapshot.assume(request, decision);
+      reserving.staged(request, decision);
     }
     return decision;
   }
@@ -248,20 +254,24 @@ public final class SchedulerLoopVerticle extends VerticleBase {
                                    PluginSet plugins) {
     snapshot.occupants().begin(clock.instant());
     List<GangScheduling.Gang> decidedGroups = new ArrayList<>();
+    List<UUID> order = new ArrayList<>();
     return vertx.executeBlocking(() -> {
       List<Decided> decided = new ArrayList<>();
       Deque<GangScheduling.Gang> waiting = new ArrayDeque<>(groups);
       for (TaskRecord task : tasks) {
         // a group ahead of this task in queue order (priority, then FIFO) is decided, and staged, first
         while (!waiting.isEmpty() && ahead(waiting.peek().group().group(), task)) {
-          decidedGroups.add(gangs.decide(waiting.poll(), snapshot, plugins, quotas));
+          decidedGroups.add(decideGroup(waiting.poll(), snapshot, plugins, order));
         }
         TaskRequest request = task.toRequest();
         decided.add(new Decided(task, request, decide(task, request, snapshot, plugins)));
+        order.add(task.id());
       }
-      waiting.forEach(gang -> decidedGroups.add(gangs.decide(gang, snapshot, plugins, quotas)));
+      waiting.forEach(gang -> decidedGroups.add(decideGroup(gang, snapshot, plugins, order)));
       return decided;
-    }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins)).compose(decided -> {
+    }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins))
+        .compose(decided -> reserving.round(vertx, inOrder(order, decided, decidedGroups), snapshot, plugins).map(decided))
+        .compose(decided -> {
       snapshot.occupants().clear();
       List<Future<Boolean>> unplaced = new ArrayList<>();
       List<Decided> placed = new ArrayList<>();
@@ -285,5 +295,23 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         return binds.dispatch(placed);
       });
     }).onFailure(e -> snapshot.occupants().clear());
+  }
+
+  private GangScheduling.Gang decideGroup(GangScheduling.Gang gang, Snapshot snapshot, PluginSet plugins,
+                                          List<UUID> order) {
+    GangScheduling.Gang decided = gangs.decide(gang, snapshot, plugins, quotas);
+    if (decided.decision().placed()) {
+      decided.decision().placements().forEach(each -> reserving.staged(each.member(), each.decision()));
+    }
+    order.add(gang.group().group().id());
+    return decided;
+  }
+
+  /** The round's work in the order it was decided, with the final decisions (after preemption planning). */
+  private static List<Reserving.Work> inOrder(List<UUID> order, List<Decided> tasks, List<GangScheduling.Gang> groups) {
+    Map<UUID, Reserving.Work> byId = new LinkedHashMap<>();
+    tasks.forEach(each -> byId.put(each.task().id(), new Reserving.Work(each, null)));
+    groups.forEach(each -> byId.put(each.group().group().id(), new Reserving.Work(null, each)));
+    return order.stream().map(byId::get).filter(java.util.Objects::nonNull).toList();
   }
 }

@@ -14,7 +14,7 @@ public record GroupRecord(UUID id, String tenant, String name, String type, Stri
                           String reasonCode, String reasonMessage, String masterNode, String masterAddr,
                           Integer masterPort, String backend, Integer networkDomains, String ending,
                           OffsetDateTime createdAt, OffsetDateTime scheduledAt, OffsetDateTime finishedAt,
-                          long version, String queue) {
+                          long version, String queue, OffsetDateTime estimatedStartAt, String estimateNote) {
   public static final String PENDING = "pending";
   public static final String SCHEDULED = "scheduled";
   public static final String RUNNING = "running";
@@ -31,7 +31,7 @@ public record GroupRecord(UUID id, String tenant, String name, String type, Stri
         row.getString("master_addr"), row.getInteger("master_port"), row.getString("backend"),
         row.getInteger("network_domains"), row.getString("ending"), row.getOffsetDateTime("created_at"),
         row.getOffsetDateTime("scheduled_at"), row.getOffsetDateTime("finished_at"), row.getLong("version"),
-        row.getString("queue"));
+        row.getString("queue"), row.getOffsetDateTime("estimated_start_at"), row.getString("estimate_note"));
   }
 
   public boolean isFinished() {

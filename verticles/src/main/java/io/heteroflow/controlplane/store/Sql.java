@@ -19,7 +19,7 @@ final class Sql {
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
       + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
       + " master_port, last_checkpoint_at, preempting_since, nominated_node, nominated_until, group_rank, group_attempt,"
-      + " distributed, queue";
+      + " distributed, queue, estimated_start_at, estimate_note";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
@@ -86,6 +86,27 @@ final class Sql {
       + " WHERE id = $1 AND status = 'pending'"
       + " AND (reason_code IS DISTINCT FROM $2 OR reason_message IS DISTINCT FROM $3) RETURNING id)"
       + " INSERT INTO task_events (task_id, kind, code, message) SELECT id, 'unschedulable', $2, $3 FROM changed";
+  /**
+   * When pending tasks are expected to start (the round's reservation plan), written only where it changed:
+   * $1 ids, $2 times (null: cannot be known), $3 notes.
+   */
+  static final String SET_ESTIMATES = "UPDATE tasks t SET estimated_start_at = e.at, estimate_note = e.note"
+      + " FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS e(id, at, note) WHERE t.id = e.id"
+      + " AND t.status = 'pending' AND (t.estimated_start_at IS DISTINCT FROM e.at OR t.estimate_note IS DISTINCT FROM e.note)";
+  static final String SET_GROUP_ESTIMATES = "UPDATE task_groups g SET estimated_start_at = e.at, estimate_note = e.note"
+      + " FROM unnest($1::uuid[], $2::timestamptz[], $3::text[]) AS e(id, at, note) WHERE g.id = e.id"
+      + " AND g.status = 'pending' AND (g.estimated_start_at IS DISTINCT FROM e.at OR g.estimate_note IS DISTINCT FROM e.note)";
+  /**
+   * What every active task frees and when it is expected to (SPEC §13): its start (or bind) plus its declared
+   * expected runtime; once that has passed, plus its timeout; never before now.
+   */
+  static final String ACTIVE_ENDINGS = "SELECT node_id, gpu_indices, shard, cpu_cores, memory_mb, CASE"
+      + " WHEN coalesce(started_at, scheduled_at, now()) + make_interval(secs => (spec->>'expected_runtime_seconds')::int)"
+      + " > now() THEN coalesce(started_at, scheduled_at, now())"
+      + " + make_interval(secs => (spec->>'expected_runtime_seconds')::int)"
+      + " ELSE greatest(now(), coalesce(started_at, scheduled_at, now()) + make_interval(secs => coalesce("
+      + "(spec->>'timeout_seconds')::int, " + TaskSpec.DEFAULT_TIMEOUT_SECONDS + "))) END AS ends_at"
+      + " FROM tasks WHERE node_id IS NOT NULL AND status IN " + ACTIVE_STATES;
   static final String INSERT_TRANSITION_EVENT = "INSERT INTO task_events (task_id, kind, from_status, to_status, code,"
       + " message) VALUES ($1, 'transition', $2, $3, $4, $5)";
 
@@ -387,7 +408,8 @@ final class Sql {
   // ---- task groups (GroupStore): a group and its members of the current attempt
   static final String GROUP_COLUMNS = "id, tenant, name, type, gpu_type, parallelism, priority, status, member_count,"
       + " max_restarts, restart_count, reason_code, reason_message, master_node, master_addr, master_port, backend,"
-      + " network_domains, ending, created_at, scheduled_at, finished_at, version, queue";
+      + " network_domains, ending, created_at, scheduled_at, finished_at, version, queue, estimated_start_at,"
+      + " estimate_note";
   static final String INSERT_GROUP = "INSERT INTO task_groups (id, tenant, name, type, gpu_type, parallelism, priority,"
       + " status, member_count, max_restarts, queue) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10)"
       + " RETURNING " + GROUP_COLUMNS;

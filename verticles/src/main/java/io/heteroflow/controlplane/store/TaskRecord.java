@@ -23,7 +23,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          long version, double cpuCores, long memoryMb, Integer hostPort, Shard shard,
                          Long boundTerm, Integer masterPort, OffsetDateTime lastCheckpointAt,
                          OffsetDateTime preemptingSince, String nominatedNode, OffsetDateTime nominatedUntil,
-                         Integer groupRank, Integer groupAttempt, JsonObject distributed, String queue) {
+                         Integer groupRank, Integer groupAttempt, JsonObject distributed, String queue,
+                         OffsetDateTime estimatedStartAt, String estimateNote) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -39,7 +40,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getLong("bound_term"), row.getInteger("master_port"), row.getOffsetDateTime("last_checkpoint_at"),
         row.getOffsetDateTime("preempting_since"), row.getString("nominated_node"),
         row.getOffsetDateTime("nominated_until"), row.getInteger("group_rank"), row.getInteger("group_attempt"),
-        (JsonObject) row.getValue("distributed"), row.getString("queue"));
+        (JsonObject) row.getValue("distributed"), row.getString("queue"), row.getOffsetDateTime("estimated_start_at"),
+        row.getString("estimate_note"));
   }
 
   /** The Run message for this task bound where the row says (repeated in heartbeat replies until claimed). */
@@ -86,7 +88,13 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
     List<String> models = new ArrayList<>();
     spec.getJsonArray("gpu_model", new io.vertx.core.json.JsonArray()).forEach(model -> models.add((String) model));
     return new TaskRequest(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, models, cpuCores, memoryMb,
-        stringMap(spec.getJsonObject("node_selector")), stringMap(spec.getJsonObject("labels")), createdAt.toInstant());
+        stringMap(spec.getJsonObject("node_selector")), stringMap(spec.getJsonObject("labels")), createdAt.toInstant(),
+        runtimeSeconds(), preemptible);
+  }
+
+  /** How long it holds what it takes, as reservations plan it: its declared expected runtime, else its timeout. */
+  public int runtimeSeconds() {
+    return spec.getInteger("expected_runtime_seconds", timeoutSeconds());
   }
 
   static Map<String, String> stringMap(JsonObject json) {

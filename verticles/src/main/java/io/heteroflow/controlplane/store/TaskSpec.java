@@ -12,7 +12,8 @@ public record TaskSpec(String name, String type, String image, List<String> comm
                        int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
                        List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds, int terminationGraceSeconds,
                        Checkpoint checkpoint,
-                       Map<String, String> nodeSelector, Map<String, String> labels, String queue) {
+                       Map<String, String> nodeSelector, Map<String, String> labels, String queue,
+                       Integer expectedRuntimeSeconds) {
 
   public static final int DEFAULT_TIMEOUT_SECONDS = Run.DEFAULT_TIMEOUT_SECONDS;
   public static final int DEFAULT_PRIORITY = 50;
@@ -30,7 +31,20 @@ public record TaskSpec(String name, String type, String image, List<String> comm
         memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels, QueueRecord.ROOT);
   }
 
-  /** {@code queue} null: the submitter's default queue, resolved before the task is stored. */
+  /** A spec that declares no expected runtime (its timeout bounds how long it runs). */
+  public TaskSpec(String name, String type, String image, List<String> command, Map<String, String> env,
+                  int priority, boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType,
+                  List<String> gpuModels, double cpuCores, long memoryMb, int timeoutSeconds,
+                  int terminationGraceSeconds, Checkpoint checkpoint, Map<String, String> nodeSelector,
+                  Map<String, String> labels, String queue) {
+    this(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType, gpuModels, cpuCores,
+        memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels, queue, null);
+  }
+
+  /**
+   * {@code queue} null: the submitter's default queue, resolved before the task is stored.
+   * {@code expectedRuntimeSeconds} (null: not declared) is what reservations and ETAs plan with (SPEC §13).
+   */
   public TaskSpec {
     command = command == null ? List.of() : List.copyOf(command);
     env = env == null ? Map.of() : Map.copyOf(env);
@@ -42,19 +56,24 @@ public record TaskSpec(String name, String type, String image, List<String> comm
   /** This spec with another name and gpu_type (a group member named by its rank, or given the group's type). */
   public TaskSpec with(String newName, String newGpuType) {
     return new TaskSpec(newName, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, newGpuType,
-        gpuModels, cpuCores, memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels, queue);
+        gpuModels, cpuCores, memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels, queue,
+        expectedRuntimeSeconds);
   }
 
   /** This spec in {@code newQueue} (the queue its submission resolved to). */
   public TaskSpec inQueue(String newQueue) {
     return new TaskSpec(name, type, image, command, env, priority, preemptible, gpuRequired, gpuMemoryMb, gpuType,
         gpuModels, cpuCores, memoryMb, timeoutSeconds, terminationGraceSeconds, checkpoint, nodeSelector, labels,
-        newQueue);
+        newQueue, expectedRuntimeSeconds);
   }
 
   /** The fields kept in the {@code spec} column (those without a column of their own). */
   public JsonObject toSpecJson() {
-    return new JsonObject()
+    JsonObject json = new JsonObject();
+    if (expectedRuntimeSeconds != null) {
+      json.put("expected_runtime_seconds", expectedRuntimeSeconds);
+    }
+    return json
         .put("image", image)
         .put("command", new JsonArray(List.copyOf(command)))
         .put("env", new JsonObject(Map.copyOf(env)))

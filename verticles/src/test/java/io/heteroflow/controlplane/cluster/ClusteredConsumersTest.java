@@ -84,7 +84,8 @@ class ClusteredConsumersTest {
     verticles.put(() -> new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics, 15, 60_000),
         List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.TASK_CLAIM, BusAddresses.TASK_REPORT));
     verticles.put(() -> new BindVerticle(stores.batchBinds(), metrics), List.of(BusAddresses.SCHEDULER_BIND));
-    verticles.put(() -> new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(), stores.queues(), stores.plugins(),
+    verticles.put(() -> new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(), stores.queues(),
+                    stores.plans(), SchedulerConfig.defaults().queueing(), stores.plugins(),
         BuiltInPlugins.registry(SchedulerConfig.defaults()), BuiltInPlugins.pipeline(SchedulerConfig.defaults()),
         leadership, metrics, Clock.systemUTC()), List.of(BusAddresses.SCHEDULER_KICK));
     for (Map.Entry<Supplier<Deployable>, List<String>> verticle : verticles.entrySet()) {

@@ -76,6 +76,31 @@ public final class Feasibility {
     return evaluation != null && evaluation.feasible();
   }
 
+  /** What freeing capacity can cure: a node refused only for these could take the task once enough ends there. */
+  public static final java.util.Set<ReasonCode> CAPACITY = java.util.EnumSet.of(ReasonCode.InsufficientResources,
+      ReasonCode.Reserved, ReasonCode.ShardAllocationFailed, ReasonCode.PortsExhausted,
+      ReasonCode.LoadThresholdExceeded);
+
+  /**
+   * The nodes that could take the task once enough of what runs there ends (SPEC §13), best first: those that
+   * passed, then those refused only for capacity whose cards (of its allowed models), CPU and memory are enough
+   * in total.
+   */
+  public List<String> eligibleOnceFreed() {
+    List<String> eligible = new ArrayList<>();
+    feasibleNodes().forEach(node -> eligible.add(node.id()));
+    all.stream().filter(evaluation -> !evaluation.feasible() && CAPACITY.contains(evaluation.verdict().code()))
+        .map(NodeEvaluation::node).filter(this::largeEnough).map(NodeInfo::id).sorted().forEach(eligible::add);
+    return eligible;
+  }
+
+  private boolean largeEnough(NodeInfo node) {
+    long cards = node.cards().stream().filter(card -> NodeInfo.allows(task.gpuModels(), card)).count();
+    int need = task.gpuRequired() > 0 ? task.gpuRequired() : task.isShard() ? 1 : 0;
+    return cards >= need && node.cpuCores() + 1e-9 >= task.cpuCores()
+        && node.memoryTotalGb() * 1024 >= task.memoryMb();
+  }
+
   public int feasibleCount() {
     return feasibleCount;
   }

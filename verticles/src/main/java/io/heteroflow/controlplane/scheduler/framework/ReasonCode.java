@@ -14,5 +14,7 @@ public enum ReasonCode {
   BindConflict,
   PreemptionPending,
   GangIncomplete,
-  QuotaExceeded
+  QuotaExceeded,
+  /** Every node that could take it is reserved for a task or group ahead of it that it would delay (SPEC §13). */
+  Reserved
 }

@@ -51,7 +51,8 @@ public final class SchedulingPipeline {
         return unschedulable(task, snapshot, plugins, state, refused);
       }
     }
-    if (plugins.memoizable()) {
+    // a reservation's owner is judged itself, not by its shape (the shape is held off its reserved nodes)
+    if (plugins.memoizable() && !snapshot.reservations().owns(task.id())) {
       return decideMemoized(task, snapshot, plugins, filters, state);
     }
     List<NodeEvaluation> refused = new ArrayList<>();
@@ -91,7 +92,7 @@ public final class SchedulingPipeline {
   public Feasibility feasibility(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
     CycleState state = new CycleState();
     List<FilterPlugin> filters = filters(plugins);
-    if (plugins.memoizable()) {
+    if (plugins.memoizable() && !snapshot.reservations().owns(task.id())) {
       // the same verdicts from the snapshot's memo: only nodes changed since this shape was judged are judged again
       TaskRequest shapeOnly = task.shape();
       DecisionMemo.Shape shape = snapshot.memo(plugins).shape(shapeOnly, snapshot,

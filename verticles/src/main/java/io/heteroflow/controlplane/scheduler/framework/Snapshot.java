@@ -31,6 +31,8 @@ public final class Snapshot {
   private final Map<String, List<Nomination>> nominationsByNode = new HashMap<>();
   private final Map<UUID, Nomination> nominationsByTask = new HashMap<>();
   private final Map<Object, Object> derived = new HashMap<>();
+  private io.heteroflow.controlplane.scheduler.plan.Reservations reservations =
+      io.heteroflow.controlplane.scheduler.plan.Reservations.NONE;
 
   public Snapshot(Collection<NodeInfo> nodes, TenantBoundary boundary) {
     for (NodeInfo node : nodes) {
@@ -152,9 +154,26 @@ public final class Snapshot {
     touched.stream().filter(nodes::containsKey).forEach(changes::add);
   }
 
+  /** The reservations that constrain what may start (SPEC §13); none until a round makes some. */
+  public io.heteroflow.controlplane.scheduler.plan.Reservations reservations() {
+    return reservations;
+  }
+
+  /**
+   * The round's reservations replace the last round's: their nodes, old and new, are judged again (a reservation's
+   * verdict depends on the round's time, so a reserved node is judged again every round).
+   */
+  public void reserve(io.heteroflow.controlplane.scheduler.plan.Reservations next) {
+    java.util.Set<String> touched = new java.util.TreeSet<>(reservations.nodes());
+    touched.addAll(next.nodes());
+    reservations = next;
+    touched.stream().filter(nodes::containsKey).forEach(changes::add);
+  }
+
   public void assume(TaskRequest task, Decision decision) {
     NodeInfo node = nodes.get(decision.nodeId());
     if (node != null) {
+      reservations.staged(task, decision);
       replace(node.withBound(task, decision.gpuIndices(), decision.shard()));
     }
   }

@@ -3,6 +3,7 @@ package io.heteroflow.controlplane.scheduler.plugins;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.builtin.AffinityFilter;
 import io.heteroflow.controlplane.scheduler.builtin.AvailabilityFilter;
+import io.heteroflow.controlplane.scheduler.builtin.ReservationFilter;
 import io.heteroflow.controlplane.scheduler.builtin.ResourcePreFilter;
 import io.heteroflow.controlplane.scheduler.builtin.TenantFilter;
 import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
@@ -14,8 +15,8 @@ import io.heteroflow.controlplane.scheduler.plugins.nvlink.NvlinkPlugin;
 
 /**
  * Every plugin HeteroFlow ships, in filter order: the locked filters (SPEC §2.1's built-in chain — availability →
- * tenant → resource pre-filter → affinity — then gpu-filter and resource-filter, so a reason names the first
- * cause), then SPEC's switchable plugins and frag with the defaults of conf/config.yaml. Adding a plugin is one
+ * tenant → resource pre-filter → affinity — then gpu-filter and resource-filter, then the reservation filter, so a
+ * reason names the first cause), then SPEC's switchable plugins and frag with the defaults of conf/config.yaml. Adding a plugin is one
  * line here and its own file (with its {@link PluginDefinition}).
  */
 public final class BuiltInPlugins {
@@ -37,7 +38,8 @@ public final class BuiltInPlugins {
         .registerLocked(ResourcePreFilter.DEFINITION)
         .registerLocked(AffinityFilter.DEFINITION)
         .registerLocked(GpuFilter.DEFINITION)
-        .registerLocked(ResourceFilter.DEFINITION);
+        .registerLocked(ResourceFilter.DEFINITION)
+        .registerLocked(ReservationFilter.DEFINITION);
     register(registry, config, SpreadScore.DEFINITION);
     register(registry, config, BinpackScore.DEFINITION);
     register(registry, config, NvlinkPlugin.DEFINITION);

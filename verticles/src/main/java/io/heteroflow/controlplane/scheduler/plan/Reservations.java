@@ -1,0 +1,115 @@
+package io.heteroflow.controlplane.scheduler.plan;
+
+import io.heteroflow.controlplane.scheduler.framework.Decision;
+import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The reservations that constrain what may start (SPEC §13): for each, the nodes it will start on and what is spare
+ * there beside it. A task that is not one of a reservation's owners may start on a reserved node only if it will
+ * have ended before the reservation starts (now + its runtime), or if it fits in what is spare there over the
+ * reservation's time; staging such a placement uses up that spare. Reserved cards are never held idle: a
+ * reservation only constrains what may start, and a new set is made every round.
+ */
+public final class Reservations {
+  public static final Reservations NONE = new Reservations(Instant.EPOCH, List.of());
+  private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
+
+  private final Instant now;
+  private final List<Held> all;
+  private final Map<String, List<Held>> byNode = new HashMap<>();
+
+  /** One reservation with the spare beside it on each of its nodes (staged down as backfill lands there). */
+  public static final class Held {
+    private final Slot slot;
+    private final String label;
+    private final Map<String, double[]> spare = new HashMap<>();
+
+    public Held(Slot slot, String label, Map<String, Timeline.Spare> spare) {
+      this.slot = slot;
+      this.label = label;
+      spare.forEach((node, room) -> this.spare.put(node, new double[] {room.cards(), room.cpuCores(), room.memoryMb()}));
+    }
+
+    public Slot slot() {
+      return slot;
+    }
+
+    /** Who it is for, in words: "task 6f…" or "group train-64". */
+    public String label() {
+      return label;
+    }
+  }
+
+  public Reservations(Instant now, Collection<Held> held) {
+    this.now = now;
+    this.all = List.copyOf(held);
+    for (Held each : all) {
+      each.slot().takes().keySet().forEach(node -> byNode.computeIfAbsent(node, k -> new ArrayList<>()).add(each));
+    }
+  }
+
+  public List<Held> all() {
+    return all;
+  }
+
+  /** Whether some reservation is for {@code taskId} (its own reserved nodes are judged for it, not its shape). */
+  public boolean owns(java.util.UUID taskId) {
+    return all.stream().anyMatch(held -> held.slot().owners().contains(taskId));
+  }
+
+  public Instant now() {
+    return now;
+  }
+
+  /** The nodes some reservation starts on. */
+  public Set<String> nodes() {
+    return byNode.keySet();
+  }
+
+  /** Why {@code task} may not start on {@code nodeId} now; null when it may. */
+  public String refusal(TaskRequest task, String nodeId) {
+    for (Held held : byNode.getOrDefault(nodeId, List.of())) {
+      if (counts(held, task) && !fits(held.spare.get(nodeId), task)) {
+        return "reserved from " + CLOCK.format(held.slot().start()) + " UTC for " + held.label();
+      }
+    }
+    return null;
+  }
+
+  /** A placement staged on the round's snapshot: what it holds past a reservation's start uses up the spare. */
+  public void staged(TaskRequest task, Decision placed) {
+    for (Held held : byNode.getOrDefault(placed.nodeId(), List.of())) {
+      if (counts(held, task)) {
+        double[] room = held.spare.get(placed.nodeId());
+        room[0] -= cards(task);
+        room[1] -= task.cpuCores();
+        room[2] -= task.memoryMb();
+      }
+    }
+  }
+
+  /** Whether {@code task} would still hold what it takes when {@code held} starts (and is not one it is for). */
+  private boolean counts(Held held, TaskRequest task) {
+    if (held.slot().owners().contains(task.id())) {
+      return false;
+    }
+    return task.runtimeSeconds() <= 0 || now.plusSeconds(task.runtimeSeconds()).isAfter(held.slot().start());
+  }
+
+  private static boolean fits(double[] room, TaskRequest task) {
+    return room[0] >= cards(task) && room[1] + 1e-9 >= task.cpuCores() && room[2] >= task.memoryMb();
+  }
+
+  private static int cards(TaskRequest task) {
+    return Timeline.cards(task);
+  }
+}
