@@ -10,6 +10,7 @@ import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.plan.Ending;
 import io.heteroflow.controlplane.scheduler.plan.Estimate;
+import io.heteroflow.controlplane.scheduler.plan.FairShare;
 import io.heteroflow.controlplane.scheduler.plan.ReservationPlanner;
 import io.heteroflow.controlplane.scheduler.plan.Timeline;
 import io.heteroflow.controlplane.store.GroupRecord;
@@ -57,6 +58,18 @@ final class Reserving {
 
   /** One piece of the round's work in decision order: a task or a group, with what was decided. */
   record Work(Decided task, GangScheduling.Gang group) {
+    String queue() {
+      return task != null ? task.task().queue() : group.group().group().queue();
+    }
+
+    /** What it asks for, before it is placed (a group: all its members). */
+    FairShare.Amount demand() {
+      if (task != null) {
+        return FairShareOrder.demand(task.task());
+      }
+      return group.group().members().stream().map(FairShareOrder::demand)
+          .reduce(FairShare.Amount.NONE, FairShare.Amount::plus);
+    }
   }
 
   /**

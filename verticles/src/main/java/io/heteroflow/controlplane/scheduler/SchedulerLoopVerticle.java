@@ -69,6 +69,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final GroupStore groupStore;
   private final QuotaGate quotas;
   private final Reserving reserving;
+  private final FairShareOrder fairShare;
   private final PluginRegistry registry;
   private final SchedulingPipeline pipeline;
   private final Leadership leadership;
@@ -94,6 +95,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     this.preemptionStore = preemptionStore;
     this.groupStore = groupStore;
     this.quotas = new QuotaGate(queueStore);
+    this.fairShare = new FairShareOrder(queueStore, planStore);
     this.reserving = new Reserving(planStore, pipeline, clock, Duration.ofSeconds(queueing.reserveAfterSeconds()));
     this.registry = registry;
     this.pipeline = pipeline;
@@ -173,9 +175,10 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     Future<List<TaskRecord>> freshTasks = tasks.pendingAmong(fresh);
     Future<List<TaskRecord>> batch = tasks.pending(cursor, BATCH - fresh.size());
     Future<List<GangScheduling.Gang>> groups = gangs.read();
-    return Future.all(List.of(plugins, freshTasks, batch, groups, quotas.read())).compose(all -> {
+    Future<List<TaskRecord>> heads = fairShare.read();
+    return Future.all(List.of(plugins, freshTasks, batch, groups, quotas.read(), heads)).compose(all -> {
       List<TaskRecord> scanned = batch.result();
-      List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned).stream()
+      List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned, heads.result()).stream()
           .filter(task -> !binds.isBinding(task.id())).toList();
       if (tasks.isEmpty() && groups.result().isEmpty()) {
         // nothing to place: keep the snapshot current anyway, so the next arrival's round reads little
@@ -198,11 +201,16 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     });
   }
 
-  /** The immediate channel's tasks merged into the scanned batch, in queue order (priority, then FIFO). */
-  private static List<TaskRecord> inQueueOrder(List<TaskRecord> fresh, List<TaskRecord> scanned) {
+  /**
+   * The immediate channel's tasks and every queue's head merged into the scanned batch, in queue order (priority,
+   * then FIFO).
+   */
+  private static List<TaskRecord> inQueueOrder(List<TaskRecord> fresh, List<TaskRecord> scanned,
+                                               List<TaskRecord> heads) {
     Map<UUID, TaskRecord> all = new LinkedHashMap<>();
     scanned.forEach(task -> all.put(task.id(), task));
     fresh.forEach(task -> all.putIfAbsent(task.id(), task));
+    heads.forEach(task -> all.putIfAbsent(task.id(), task));
     List<TaskRecord> ordered = new ArrayList<>(all.values());
     ordered.sort(Comparator.comparingInt(TaskRecord::priority).reversed()
         .thenComparing(TaskRecord::createdAt).thenComparing(TaskRecord::id));
@@ -236,6 +244,23 @@ public final class SchedulerLoopVerticle extends VerticleBase {
         || (group.priority() == task.priority() && group.createdAt().isBefore(task.createdAt()));
   }
 
+  /**
+   * The round's tasks and groups as one list in queue order (a group ahead of a task by priority, then FIFO, comes
+   * first), then in fair-share order between their queues.
+   */
+  private List<Reserving.Work> work(List<TaskRecord> tasks, List<GangScheduling.Gang> groups, Snapshot snapshot) {
+    List<Reserving.Work> work = new ArrayList<>();
+    Deque<GangScheduling.Gang> waiting = new ArrayDeque<>(groups);
+    for (TaskRecord task : tasks) {
+      while (!waiting.isEmpty() && ahead(waiting.peek().group().group(), task)) {
+        work.add(new Reserving.Work(null, waiting.poll()));
+      }
+      work.add(new Reserving.Work(new Decided(task, task.toRequest(), null), null));
+    }
+    waiting.forEach(gang -> work.add(new Reserving.Work(null, gang)));
+    return fairShare.order(work, Reserving.Work::queue, Reserving.Work::demand, snapshot);
+  }
+
   /** The scan reached the queue's tail: start again from the head, at once only if this pass bound something. */
   private boolean endOfPass(boolean resumeAtOnce) {
     boolean again = boundThisPass || resumeAtOnce;
@@ -257,17 +282,15 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     List<UUID> order = new ArrayList<>();
     return vertx.executeBlocking(() -> {
       List<Decided> decided = new ArrayList<>();
-      Deque<GangScheduling.Gang> waiting = new ArrayDeque<>(groups);
-      for (TaskRecord task : tasks) {
-        // a group ahead of this task in queue order (priority, then FIFO) is decided, and staged, first
-        while (!waiting.isEmpty() && ahead(waiting.peek().group().group(), task)) {
-          decidedGroups.add(decideGroup(waiting.poll(), snapshot, plugins, order));
+      for (Reserving.Work item : work(tasks, groups, snapshot)) {
+        if (item.task() != null) {
+          TaskRecord task = item.task().task();
+          decided.add(new Decided(task, item.task().request(), decide(task, item.task().request(), snapshot, plugins)));
+          order.add(task.id());
+        } else {
+          decidedGroups.add(decideGroup(item.group(), snapshot, plugins, order));
         }
-        TaskRequest request = task.toRequest();
-        decided.add(new Decided(task, request, decide(task, request, snapshot, plugins)));
-        order.add(task.id());
       }
-      waiting.forEach(gang -> decidedGroups.add(decideGroup(gang, snapshot, plugins, order)));
       return decided;
     }, true).compose(decided -> preemptions.replan(decided, snapshot, plugins))
         .compose(decided -> reserving.round(vertx, inOrder(order, decided, decidedGroups), snapshot, plugins).map(decided))

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.store;
 
 import io.heteroflow.controlplane.scheduler.plan.Ending;
 import io.heteroflow.controlplane.scheduler.plan.Estimate;
+import io.heteroflow.controlplane.scheduler.plan.FairShare;
 import io.heteroflow.protocol.message.Shard;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
@@ -10,12 +11,15 @@ import io.vertx.sqlclient.Tuple;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
- * What the reservation plan reads and writes (SPEC §13): the expected ends of active tasks, and the estimated
- * start of pending tasks and groups (written only where it changed).
+ * What queueing reads and writes beside the queues themselves (SPEC §13): each queue's use and head for fair
+ * share, the expected ends of active tasks, and the estimated start of pending tasks and groups (written only
+ * where it changed).
  */
 public final class PlanStore {
   private final Pool pool;
@@ -35,6 +39,25 @@ public final class PlanStore {
             row.getDouble("cpu_cores"), row.getLong("memory_mb")));
       });
       return endings;
+    });
+  }
+
+  /** Each queue's own active use (GPU-equivalents, CPU cores, memory MB), for fair share between queues. */
+  public Future<Map<String, FairShare.Amount>> queueShares() {
+    return pool.query(Sql.QUEUE_SHARES).execute().map(rows -> {
+      Map<String, FairShare.Amount> shares = new HashMap<>();
+      rows.forEach(row -> shares.put(row.getString("queue"), new FairShare.Amount(row.getDouble("gpu_eq"),
+          row.getDouble("cpu"), row.getDouble("memory"))));
+      return shares;
+    });
+  }
+
+  /** The first {@code perQueue} pending single tasks of every queue, in queue order. */
+  public Future<List<TaskRecord>> queueHeads(int perQueue) {
+    return pool.preparedQuery(Sql.QUEUE_HEADS).execute(Tuple.of(perQueue)).map(rows -> {
+      List<TaskRecord> heads = new ArrayList<>(rows.size());
+      rows.forEach(row -> heads.add(TaskRecord.from(row)));
+      return heads;
     });
   }
 

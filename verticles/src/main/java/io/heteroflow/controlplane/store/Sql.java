@@ -526,4 +526,14 @@ final class Sql {
       + " AND status IN " + ACTIVE_STATES + " GROUP BY queue";
 
   static final String HEALTH = "SELECT 1";
+
+  // ---- fair share between queues (PlanStore)
+  /** Each queue's own active use of the three resources shares are measured in: GPU-equivalents, CPU, memory. */
+  static final String QUEUE_SHARES = "SELECT q.queue, coalesce(u.gpu_eq, 0) AS gpu_eq, q.cpu, q.memory FROM"
+      + " (SELECT queue, sum(cpu_cores) AS cpu, sum(memory_mb) AS memory FROM tasks WHERE status IN " + ACTIVE_STATES
+      + " GROUP BY queue) q LEFT JOIN (" + QUEUE_USAGE + ") u ON u.queue = q.queue";
+  /** The first $1 pending single tasks of every queue, in queue order (so each queue's head is in every round). */
+  static final String QUEUE_HEADS = "SELECT " + TASK_COLUMNS + " FROM (SELECT t.* FROM queues q CROSS JOIN LATERAL"
+      + " (SELECT * FROM tasks WHERE queue = q.name AND status = 'pending' AND group_id IS NULL"
+      + " ORDER BY priority DESC, created_at, id LIMIT $1) t) h";
 }
