@@ -90,7 +90,7 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
     List<Future<String>> deployed = new ArrayList<>();
     for (SimulatedNode node : agents) {
       deployed.add(vertx.deployVerticle(new AgentVerticle(node,
-          new ProcessExecutor(vertx, logs.resolve(node.id()), 4, Duration.ofSeconds(2)), 300)));
+          new ProcessExecutor(vertx, logs.resolve(node.id()), Math.max(4, node.cards()), Duration.ofSeconds(2)), 300)));
     }
     await(Future.all(deployed));
     return this;

@@ -39,7 +39,12 @@ import java.util.logging.Logger;
 final class Reserving {
   static final Duration ENDINGS_MAX_AGE = Duration.ofSeconds(2);
   static final Duration PLAN_BUDGET = Duration.ofMillis(100);
+  /** A staged placement is kept this long: past any read that could have missed its bind. */
+  static final Duration STAGED_KEPT = Duration.ofSeconds(15);
 
+  /** Refusals that only what runs now causes: a reservation due now still holds for them. */
+  private static final java.util.Set<ReasonCode> WAITS_FOR_CAPACITY = java.util.EnumSet.of(
+      ReasonCode.InsufficientResources, ReasonCode.Reserved);
   private static final Logger LOG = Logger.getLogger(Reserving.class.getName());
   private final PlanStore store;
   private final SchedulingPipeline pipeline;
@@ -47,7 +52,10 @@ final class Reserving {
   private final Duration reserveAfter;
   private List<Ending> endings = List.of();
   private Instant endingsRead;
-  private final Map<UUID, Ending> stagedSinceRead = new LinkedHashMap<>();
+  private final Map<UUID, Staged> stagedSinceRead = new LinkedHashMap<>();
+
+  private record Staged(Instant stagedAt, Ending ending) {
+  }
 
   Reserving(PlanStore store, SchedulingPipeline pipeline, Clock clock, Duration reserveAfter) {
     this.store = store;
@@ -103,7 +111,8 @@ final class Reserving {
     return store.activeEndings().map(read -> {
       endings = read;
       endingsRead = now;
-      stagedSinceRead.clear();
+      // a placement staged before this read may have been bound after it: kept a while longer, not dropped
+      stagedSinceRead.values().removeIf(staged -> staged.stagedAt().plus(STAGED_KEPT).isBefore(now));
       return null;
     });
   }
@@ -111,9 +120,9 @@ final class Reserving {
   /** A placement staged this round: it frees what it takes after its runtime. */
   void staged(TaskRequest task, Decision placed) {
     Instant now = clock.instant();
-    stagedSinceRead.put(task.id(), new Ending(placed.nodeId(), task.runtimeSeconds() > 0
+    stagedSinceRead.put(task.id(), new Staged(now, new Ending(placed.nodeId(), task.runtimeSeconds() > 0
         ? now.plusSeconds(task.runtimeSeconds()) : Instant.MAX, placed.gpuIndices(),
-        placed.shard() == null ? null : placed.shard().cardIndex(), task.cpuCores(), task.memoryMb()));
+        placed.shard() == null ? null : placed.shard().cardIndex(), task.cpuCores(), task.memoryMb())));
   }
 
   /**
@@ -136,7 +145,8 @@ final class Reserving {
         }
         TaskRequest request = work.task().request();
         waiting.add(new ReservationPlanner.Waiting(request.id(), false, "task " + work.task().task().name(),
-            work.task().task().queue(), request.queuedSince(), List.of(member(request, snapshot, plugins))));
+            work.task().task().queue(), request.queuedSince(), List.of(member(request, snapshot, plugins)),
+            WAITS_FOR_CAPACITY.contains(decision.code())));
       } else if (work.group().decision() != null && !work.group().decision().placed()) {
         GroupRecord group = work.group().group().group();
         ReasonCode code = work.group().decision().code();
@@ -146,11 +156,11 @@ final class Reserving {
         }
         waiting.add(new ReservationPlanner.Waiting(group.id(), true, "group " + group.name(), group.queue(),
             group.createdAt().toInstant(), work.group().request().members().stream()
-                .map(member -> member(member, snapshot, plugins)).toList()));
+                .map(member -> member(member, snapshot, plugins)).toList(), true));
       }
     }
     List<Ending> known = new ArrayList<>(endings);
-    known.addAll(stagedSinceRead.values());
+    stagedSinceRead.values().forEach(staged -> known.add(staged.ending()));
     Timeline timeline = new Timeline(snapshot.nodeViews(), known, clock.instant());
     ReservationPlanner.Plan plan = ReservationPlanner.plan(waiting, timeline, reserveAfter, PLAN_BUDGET);
     snapshot.reserve(plan.reservations());

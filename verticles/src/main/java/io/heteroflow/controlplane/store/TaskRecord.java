@@ -89,7 +89,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
     spec.getJsonArray("gpu_model", new io.vertx.core.json.JsonArray()).forEach(model -> models.add((String) model));
     return new TaskRequest(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, models, cpuCores, memoryMb,
         stringMap(spec.getJsonObject("node_selector")), stringMap(spec.getJsonObject("labels")), createdAt.toInstant(),
-        runtimeSeconds(), preemptible);
+        runtimeSeconds(), timeoutSeconds(), preemptible);
   }
 
   /** How long it holds what it takes, as reservations plan it: its declared expected runtime, else its timeout. */

@@ -46,7 +46,7 @@ class ReservationPlanTest {
   }
 
   private static TaskRequest cards(int count, int runtimeSeconds) {
-    return task().gpus(count).build().withTenure(runtimeSeconds, false);
+    return task().gpus(count).build().withTenure(runtimeSeconds, runtimeSeconds, false);
   }
 
   @Test
@@ -98,8 +98,8 @@ class ReservationPlanTest {
     TaskRequest head = cards(7, 100);
     TaskRequest second = cards(1, 100);
     ReservationPlanner.Plan plan = ReservationPlanner.plan(List.of(
-        new ReservationPlanner.Waiting(head.id(), false, "task big", "root", NOW, List.of(member(head, "n1"))),
-        new ReservationPlanner.Waiting(second.id(), false, "task next", "root", NOW, List.of(member(second, "n1")))),
+        new ReservationPlanner.Waiting(head.id(), false, "task big", "root", NOW, List.of(member(head, "n1")), true),
+        new ReservationPlanner.Waiting(second.id(), false, "task next", "root", NOW, List.of(member(second, "n1")), true)),
         timeline, Duration.ofSeconds(300), Duration.ofSeconds(5));
     assertEquals(NOW.plusSeconds(30), plan.tasks().get(0).at());
     assertEquals(NOW.plusSeconds(30), plan.tasks().get(1).at(), "the eighth card is free beside the head");
@@ -124,9 +124,9 @@ class ReservationPlanTest {
     TaskRequest gang = cards(4, 100);
     ReservationPlanner.Plan plan = ReservationPlanner.plan(List.of(
         new ReservationPlanner.Waiting(urgent.id(), false, "task urgent", "root", NOW.minusSeconds(5),
-            List.of(member(urgent, "n1"))),
+            List.of(member(urgent, "n1")), true),
         new ReservationPlanner.Waiting(gang.id(), true, "group gang", "root", NOW.minusSeconds(400),
-            List.of(member(gang, "n1")))), timeline, Duration.ofSeconds(300), Duration.ofSeconds(5));
+            List.of(member(gang, "n1")), true)), timeline, Duration.ofSeconds(300), Duration.ofSeconds(5));
     assertEquals(NOW.plusSeconds(10), plan.groups().get(0).at(), "the group waited past reserve_after: first");
     assertEquals(NOW.plusSeconds(110), plan.tasks().get(0).at());
     assertEquals(List.of("group gang"), plan.reservations().all().stream().map(Reservations.Held::label).toList(),

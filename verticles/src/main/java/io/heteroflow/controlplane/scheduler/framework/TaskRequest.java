@@ -8,19 +8,20 @@ import java.util.UUID;
 /**
  * What the scheduler needs to know about one pending task. {@code queuedSince} (when it was created; null when
  * unknown) matters only to preemption's wait threshold, never to placement: the decision memo leaves it out.
- * {@code runtimeSeconds} is how long it holds what it takes (its declared expected runtime, else its timeout; 0:
- * unknown) and, with {@code preemptible}, decides whether it may backfill onto reserved capacity (SPEC §13).
+ * {@code runtimeSeconds} is how long it is expected to hold what it takes (its declared expected runtime, else its
+ * timeout; 0: unknown), what reservations plan with; {@code timeoutSeconds} (0: unknown) is how long it may run at
+ * most, what decides whether it may backfill before a reservation (SPEC §13).
  */
 public record TaskRequest(UUID id, String tenant, String type, int priority, int gpuRequired, long gpuMemoryMb,
                           String gpuType, List<String> gpuModels, double cpuCores, long memoryMb,
                           Map<String, String> nodeSelector, Map<String, String> labels, Instant queuedSince,
-                          int runtimeSeconds, boolean preemptible) {
+                          int runtimeSeconds, int timeoutSeconds, boolean preemptible) {
 
   public TaskRequest(UUID id, String tenant, String type, int priority, int gpuRequired, long gpuMemoryMb,
                      String gpuType, List<String> gpuModels, double cpuCores, long memoryMb,
                      Map<String, String> nodeSelector, Map<String, String> labels, Instant queuedSince) {
     this(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, gpuModels, cpuCores, memoryMb, nodeSelector,
-        labels, queuedSince, 0, false);
+        labels, queuedSince, 0, 0, false);
   }
 
   public TaskRequest(UUID id, String tenant, String type, int priority, int gpuRequired, long gpuMemoryMb,
@@ -41,13 +42,13 @@ public record TaskRequest(UUID id, String tenant, String type, int priority, int
   /** What placement depends on: this request without its id and queue time (the key of the decision memos). */
   public TaskRequest shape() {
     return new TaskRequest(SHAPE, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, gpuModels, cpuCores,
-        memoryMb, nodeSelector, labels, null, runtimeSeconds, preemptible);
+        memoryMb, nodeSelector, labels, null, runtimeSeconds, timeoutSeconds, preemptible);
   }
 
-  /** This request holding what it takes for {@code seconds}, preemptible or not. */
-  public TaskRequest withTenure(int seconds, boolean mayBePreempted) {
+  /** This request expected to hold what it takes for {@code seconds}, at most {@code timeout}. */
+  public TaskRequest withTenure(int seconds, int timeout, boolean mayBePreempted) {
     return new TaskRequest(id, tenant, type, priority, gpuRequired, gpuMemoryMb, gpuType, gpuModels, cpuCores,
-        memoryMb, nodeSelector, labels, queuedSince, seconds, mayBePreempted);
+        memoryMb, nodeSelector, labels, queuedSince, seconds, timeout, mayBePreempted);
   }
 
   /** A fractional task: GPU memory without whole cards (SPEC §3). */

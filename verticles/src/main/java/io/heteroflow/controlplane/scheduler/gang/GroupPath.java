@@ -49,7 +49,8 @@ public enum GroupPath {
     String type = gpuType != null && member.gpuType() == null && usesCards(member) ? gpuType : member.gpuType();
     return new TaskRequest(member.id(), member.tenant(), member.type(), member.priority(), member.gpuRequired(),
         member.gpuMemoryMb(), type, member.gpuModels(), member.cpuCores(), member.memoryMb(), member.nodeSelector(),
-        labels, member.queuedSince(), member.runtimeSeconds(), member.preemptible());
+        labels, member.queuedSince(), member.runtimeSeconds(), member.timeoutSeconds(),
+        member.preemptible());
   }
 
   static boolean usesCards(TaskRequest member) {
@@ -59,6 +60,7 @@ public enum GroupPath {
   private static TaskRequest withCards(TaskRequest shape, int cards) {
     return new TaskRequest(shape.id(), shape.tenant(), shape.type(), shape.priority(), cards, shape.gpuMemoryMb(),
         shape.gpuType(), shape.gpuModels(), shape.cpuCores(), shape.memoryMb(), shape.nodeSelector(), shape.labels(),
-        null, shape.runtimeSeconds(), shape.preemptible());
+        null, shape.runtimeSeconds(), shape.timeoutSeconds(),
+        shape.preemptible());
   }
 }

@@ -17,15 +17,17 @@ import java.util.UUID;
  * {@code estimated_start_at}. Plan order puts first whatever has waited past {@code reserveAfter}, longest waiting
  * first, so nothing that arrives later can plan ahead of it; then the rest in queue order. Binding reservations
  * (those that constrain what may start, {@link Reservations}) are the slots of the long waiters and of the first
- * waiting work of each queue; a slot that starts now is not binding (the capacity is there now, and what kept the
- * task from it is something the timeline does not judge). The others are estimates only.
+ * waiting work of each queue. A slot due now binds only work that waits for capacity itself ({@code holdWhenDue}:
+ * cards, CPU or memory in use — what ended may not be free in the snapshot yet); for work refused for what the
+ * timeline does not judge (load, ports) it does not, or its cards would be held idle. The others are estimates
+ * only.
  */
 public final class ReservationPlanner {
   private ReservationPlanner() {}
 
   /** A task or group that could not start, its queue, since when it waits, and its members to plan. */
   public record Waiting(UUID id, boolean group, String label, String queue, Instant since,
-                        List<Timeline.Member> members) {
+                        List<Timeline.Member> members, boolean holdWhenDue) {
     public Waiting {
       members = List.copyOf(members);
     }
@@ -64,7 +66,7 @@ public final class ReservationPlanner {
       if (slot == null) {
         continue;
       }
-      if ((head || longWaiting(waiting, now, reserveAfter)) && slot.start().isAfter(now)) {
+      if ((head || longWaiting(waiting, now, reserveAfter)) && (waiting.holdWhenDue() || slot.start().isAfter(now))) {
         Map<String, Timeline.Spare> spare = new LinkedHashMap<>();
         slot.takes().keySet().forEach(node -> spare.put(node, timeline.spare(slot, node)));
         held.add(new Reservations.Held(slot, waiting.label(), spare));

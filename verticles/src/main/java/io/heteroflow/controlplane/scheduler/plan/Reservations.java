@@ -15,9 +15,11 @@ import java.util.Set;
 /**
  * The reservations that constrain what may start (SPEC §13): for each, the nodes it will start on and what is spare
  * there beside it. A task that is not one of a reservation's owners may start on a reserved node only if it will
- * have ended before the reservation starts (now + its runtime), or if it fits in what is spare there over the
+ * have ended before the reservation starts (now + its timeout), or if it fits in what is spare there over the
  * reservation's time; staging such a placement uses up that spare. Reserved cards are never held idle: a
- * reservation only constrains what may start, and a new set is made every round.
+ * reservation only constrains what may start, and a new set is made every round. Whether a task ends in time is
+ * judged by its timeout (the agent stops it then), not by its expected runtime, so backfill never delays a
+ * reservation; a task of unknown timeout never ends in time.
  */
 public final class Reservations {
   public static final Reservations NONE = new Reservations(Instant.EPOCH, List.of());
@@ -26,12 +28,14 @@ public final class Reservations {
   private final Instant now;
   private final List<Held> all;
   private final Map<String, List<Held>> byNode = new HashMap<>();
+  private final Map<java.util.UUID, Integer> ownerRank = new HashMap<>();
 
   /** One reservation with the spare beside it on each of its nodes (staged down as backfill lands there). */
   public static final class Held {
     private final Slot slot;
     private final String label;
     private final Map<String, double[]> spare = new HashMap<>();
+    private int rank;
 
     public Held(Slot slot, String label, Map<String, Timeline.Spare> spare) {
       this.slot = slot;
@@ -49,11 +53,17 @@ public final class Reservations {
     }
   }
 
+  /** {@code held} in plan order: a reservation planned earlier is not constrained by those planned after it. */
   public Reservations(Instant now, Collection<Held> held) {
     this.now = now;
     this.all = List.copyOf(held);
-    for (Held each : all) {
+    for (int rank = 0; rank < all.size(); rank++) {
+      Held each = all.get(rank);
+      each.rank = rank;
       each.slot().takes().keySet().forEach(node -> byNode.computeIfAbsent(node, k -> new ArrayList<>()).add(each));
+      for (java.util.UUID owner : each.slot().owners()) {
+        ownerRank.putIfAbsent(owner, rank);
+      }
     }
   }
 
@@ -63,7 +73,7 @@ public final class Reservations {
 
   /** Whether some reservation is for {@code taskId} (its own reserved nodes are judged for it, not its shape). */
   public boolean owns(java.util.UUID taskId) {
-    return all.stream().anyMatch(held -> held.slot().owners().contains(taskId));
+    return ownerRank.containsKey(taskId);
   }
 
   public Instant now() {
@@ -97,12 +107,16 @@ public final class Reservations {
     }
   }
 
-  /** Whether {@code task} would still hold what it takes when {@code held} starts (and is not one it is for). */
+  /**
+   * Whether {@code held} constrains {@code task}: not when it is for the task, nor when the task's own reservation
+   * was planned before it (that one was planned around the task's), nor when the task will have ended by then.
+   */
   private boolean counts(Held held, TaskRequest task) {
-    if (held.slot().owners().contains(task.id())) {
+    Integer own = ownerRank.get(task.id());
+    if (own != null && own <= held.rank) {
       return false;
     }
-    return task.runtimeSeconds() <= 0 || now.plusSeconds(task.runtimeSeconds()).isAfter(held.slot().start());
+    return task.timeoutSeconds() <= 0 || now.plusSeconds(task.timeoutSeconds()).isAfter(held.slot().start());
   }
 
   private static boolean fits(double[] room, TaskRequest task) {
