@@ -106,20 +106,44 @@ class ExplainApiTest {
   }
 
   @Test
-  void whileTheCardsAreBusyTheEstimateIsWhenTheRunningTasksEnd() throws Exception {
-    String one = cp.submit("{\"name\":\"busy-1\",\"command\":[\"sleep\",\"120\"],\"gpu_required\":4,"
+  void whileTheCardsAreBusyTheEstimateIsWhenTheRunningTasksEndAndASmallTaskBackfills() throws Exception {
+    String one = cp.submit("{\"name\":\"busy-1\",\"command\":[\"sleep\",\"120\"],\"gpu_required\":3,"
         + "\"expected_runtime_seconds\":300}");
     String two = cp.submit("{\"name\":\"busy-2\",\"command\":[\"sleep\",\"120\"],\"gpu_required\":4,"
         + "\"expected_runtime_seconds\":600}");
+    String big = null;
     try {
       cp.awaitStatus(one, "running");
       cp.awaitStatus(two, "running");
-      JsonObject answer = explain(ADMIN, "{\"name\":\"later\",\"command\":[\"true\"],\"gpu_required\":3}");
+      String spec = "{\"name\":\"later\",\"command\":[\"true\"],\"gpu_required\":4}";
+      JsonObject answer = explain(ADMIN, spec);
       assertEquals("InsufficientResources", answer.getJsonObject("reason").getString("code"), answer.encode());
       long in = Duration.between(Instant.now(), Instant.parse(answer.getString("estimated_start_at"))).toSeconds();
-      assertTrue(in > 250 && in <= 300, "when the first of the two ends (300 s after it started): " + in + " s");
+      assertTrue(in > 250 && in <= 300, "when busy-1 ends (300 s after it started): " + in + " s");
       assertNull(answer.getValue("estimate_note"));
+      // submitted for real it waits with a reservation on busy-1's node; a short task of one card starts there
+      String waiting = cp.submit(spec);
+      big = waiting;
+      eventually(Duration.ofSeconds(20), "the waiting task's estimate",
+          () -> cp.get("/api/v1/tasks/" + waiting).getString("estimated_start_at") != null);
+      JsonObject small = cp.run("{\"name\":\"short\",\"command\":[\"true\"],\"gpu_required\":1,"
+          + "\"expected_runtime_seconds\":30}");
+      assertEquals(cp.get("/api/v1/tasks/" + one).getString("node"), small.getString("node"), small.encode());
+      String metrics = cp.call("GET", "/metrics", null, null).body();
+      assertTrue(metrics.contains("heteroflow_backfilled_tasks_total{queue=\"root\"} 1.0"), "backfilled once");
+      eventually(Duration.ofSeconds(15), "the queue's running and pending gauges", () -> {
+        try {
+          String now = cp.call("GET", "/metrics", null, null).body();
+          return now.contains("heteroflow_queue{measure=\"running\",queue=\"root\"} 2.0")
+              && now.contains("heteroflow_queue{measure=\"pending\",queue=\"root\"} 1.0");
+        } catch (Exception e) {
+          return false;
+        }
+      });
     } finally {
+      if (big != null) {
+        cp.json("POST", "/api/v1/tasks/" + big + "/stop", ADMIN, null, 202);
+      }
       cp.json("POST", "/api/v1/tasks/" + one + "/stop", ADMIN, null, 202);
       cp.json("POST", "/api/v1/tasks/" + two + "/stop", ADMIN, null, 202);
       cp.awaitStatus(one, "stopped");
