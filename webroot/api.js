@@ -28,6 +28,16 @@ export function ago(iso, now = Date.now()) {
   return `${Math.floor(seconds / 86400)} d ago`;
 }
 
+/** A time to come as "now", "in 40 s", "in 5 min", "in 3 h", "in 2 d". */
+export function until(iso, now = Date.now()) {
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  if (seconds <= 0) return 'now';
+  if (seconds < 60) return `in ${seconds} s`;
+  if (seconds < 3600) return `in ${Math.floor(seconds / 60)} min`;
+  if (seconds < 86400) return `in ${Math.floor(seconds / 3600)} h`;
+  return `in ${Math.floor(seconds / 86400)} d`;
+}
+
 /** An element showing a relative time, the exact one as its title. */
 export function time(iso) {
   return el('time', { datetime: iso ?? undefined, title: iso ?? undefined }, ago(iso));

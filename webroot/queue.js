@@ -1,6 +1,12 @@
-// The queue: the queues' use against their quotas, task groups, pending tasks by priority with their reason and
-// nomination, counts by reason, tasks being preempted, running tasks, one task's detail.
-import { api, el, showError, time } from './api.js';
+// The queue: the queues' use against their quotas, task groups, pending tasks by priority with their reason,
+// nomination and expected start, counts by reason, tasks being preempted, running tasks, one task's detail.
+import { api, el, showError, time, until } from './api.js';
+
+/** When a waiting task or group is expected to start (estimated_start_at), or why that cannot be known. */
+const eta = (w) => w.estimated_start_at
+  ? el('time', { datetime: w.estimated_start_at, title: w.estimated_start_at }, until(w.estimated_start_at))
+  : (w.estimate_note ?? '—');
+const etaMark = (w) => w.estimated_start_at ? 'estimated' : w.estimate_note ? 'note' : 'none';
 
 export async function render(view) {
   const [pending, running, preempting, queues, groups] = await Promise.all([
@@ -29,19 +35,23 @@ export async function render(view) {
     plain('Queues', queues.items, [['Queue', (q) => q.parent ? `${q.parent}/${q.name}` : q.name],
       ['Used GPU-eq', (q) => gpuEq(q.usage.gpu_eq)], ['Guaranteed', (q) => gpuEq(q.guaranteed)],
       ['Max', (q) => q.max === null ? '—' : gpuEq(q.max)], ['Borrowed', (q) => gpuEq(q.usage.borrowed_gpu_eq)],
-      ['Active', (q) => q.usage.active_tasks], ['Pending', (q) => q.usage.pending_tasks]],
+      ['Active', (q) => q.usage.active_tasks], ['Running', (q) => q.usage.running_tasks],
+      ['Pending', (q) => q.usage.pending_tasks]],
     (q) => ({ 'data-queue': q.name })),
     el('h3', {}, 'Task groups'),
     plain('Task groups', unfinished, [['Group', (g) => g.name], ['Status', (g) => g.status], ['Members', (g) => g.member_count],
       ['Queue', (g) => g.queue], ['Master', (g) => g.master ? `${g.master.addr}:${g.master.port} (${g.backend})` : '—'],
-      ['Reason', (g) => g.reason ? `${g.reason.code}: ${g.reason.message}` : '—']],
+      ['Reason', (g) => g.reason ? `${g.reason.code}: ${g.reason.message}` : '—'],
+      ['Expected start', (g) => g.status === 'pending' ? eta(g) : '—']],
     (g) => ({ 'data-group': g.id, 'data-status': g.status })),
     el('h3', {}, 'Pending tasks'),
     el('p', {}, [...byReason.entries()].map(([code, count]) => el('span', { class: 'badge' }, `${code}: ${count}`)), ' '),
-    table('Pending tasks', queue, [['Task', (t) => t.name], ['Priority', (t) => t.priority], ['Tenant', (t) => t.tenant], ['Waiting since', (t) => time(t.created_at)],
+    table('Pending tasks', queue, [['Task', (t) => t.name], ['Priority', (t) => t.priority], ['Tenant', (t) => t.tenant],
+      ['Queue', (t) => t.queue], ['Waiting since', (t) => time(t.created_at)],
       ['Reason', (t) => t.reason ? `${t.reason.code}: ${t.reason.message}` : '—'],
+      ['Expected start', eta],
       ['Nominated', (t) => t.nominated_node ? `${t.nominated_node} (held until ${time(t.nominated_until)})` : '—']],
-    (t) => t.nominated_node ? { 'data-nominated': t.nominated_node } : {}),
+    (t) => ({ 'data-eta': etaMark(t), ...(t.nominated_node ? { 'data-nominated': t.nominated_node } : {}) })),
     el('h3', {}, 'Being preempted'),
     table('Preempting tasks', preempting.items, [['Task', (t) => t.name], ['Node', (t) => t.node],
       ['Preempting since', (t) => time(t.preempting_since)], ['Why', (t) => t.reason ? t.reason.message : '—']],

@@ -48,6 +48,15 @@ public final class ControlPlaneMetrics {
         .publishPercentileHistogram().register(registry).record(waited);
   }
 
+  /**
+   * A task of {@code queue} placed on a node that holds another task's or group's reservation (SPEC §13:
+   * backfill), counted when the round stages it ({@code heteroflow_backfilled_tasks_total}).
+   */
+  public void backfilled(String queue) {
+    Counter.builder("heteroflow_backfilled_tasks").description("tasks started on a node reserved for other work"
+        + " (backfill), per queue").tag("queue", String.valueOf(queue)).register(registry).increment();
+  }
+
   public void bindConflict() {
     bindConflicts.increment();
   }

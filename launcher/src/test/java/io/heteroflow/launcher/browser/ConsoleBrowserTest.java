@@ -200,6 +200,21 @@ class ConsoleBrowserTest {
     cp.json("DELETE", "/api/v1/queues/web-team", ADMIN, null, 200);
   }
 
+  @Test
+  void aPendingTaskShowsWhenItIsExpectedToStartOrWhyThatCannotBeKnown() throws Exception {
+    // no node has 16 cards: the reservation plan says the start cannot be known, and why
+    String id = cp.submit("{\"name\":\"no-room\",\"command\":[\"true\"],\"gpu_required\":16}");
+    ControlPlaneHarness.eventually(Duration.ofSeconds(30), "the task's estimate note",
+        () -> cp.get("/api/v1/tasks/" + id).getString("estimate_note") != null);
+    openView("queue");
+    waitUntil("the pending task's expected start", () -> {
+      WebElement row = waitFor(By.cssSelector("table[aria-label='Pending tasks'] tr[data-task='" + id + "']"));
+      return "note".equals(row.getAttribute("data-eta")) && row.getText().contains("cannot be known: the nodes that"
+          + " could take it are too few");
+    });
+    cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
+  }
+
   private static void useToken(String token) {
     browser.driver.get(base);
     WebElement field = waitFor(By.id("token"));

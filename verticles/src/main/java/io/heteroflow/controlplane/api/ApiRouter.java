@@ -61,6 +61,8 @@ public final class ApiRouter {
     api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
     TenantStore tenants = stores.tenants();
     api.route().handler(ctx -> authenticate(ctx, tenants));
+    new ExplainRoutes(vertx, stores.nodes(), stores.preemptions(), stores.plugins(), stores.queues(), stores.plans(),
+        registry, config, java.time.Clock.systemUTC()).mount(api);
     new TaskRoutes(vertx, stores.tasks(), stores.queues(), config.defaultTaskTimeout(), metrics).mount(api);
     new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics).mount(api);
     new QueueRoutes(stores.queues()).mount(api);

@@ -53,15 +53,17 @@ final class QueueResolver {
     double gpuEq = 0;
     long active = 0;
     long pending = 0;
+    long running = 0;
     for (QueueRecord queue : queues) {
       if (within(queue, name, queues)) {
         QueueStore.Usage use = own.getOrDefault(queue.name(), QueueStore.Usage.NONE);
         gpuEq += use.gpuEq();
         active += use.active();
         pending += use.pending();
+        running += use.running();
       }
     }
-    return new QueueStore.Usage(gpuEq, active, pending);
+    return new QueueStore.Usage(gpuEq, active, pending, running);
   }
 
   private static boolean within(QueueRecord queue, String ancestor, List<QueueRecord> queues) {

@@ -110,6 +110,7 @@ final class QueueRoutes {
         .put("tenants", new JsonArray(queue.tenants()))
         .put("usage", new JsonObject().put("gpu_eq", round(subtree.gpuEq())).put("own_gpu_eq", round(own.gpuEq()))
             .put("active_tasks", subtree.active()).put("pending_tasks", subtree.pending())
+            .put("running_tasks", subtree.running())
             .put("borrowed_gpu_eq", round(Math.max(0, subtree.gpuEq() - queue.guaranteed()))));
   }
 

@@ -58,7 +58,7 @@ public final class ClusterGauges extends VerticleBase {
     this.leaders = leaders;
     this.queues = queues;
     queueGauges = MultiGauge.builder("heteroflow_queue").description("each queue (its subtree): GPU-equivalents in use,"
-        + " guaranteed and max, active and pending tasks").register(registry);
+        + " guaranteed and max, active, pending and running tasks").register(registry);
     this.periodMs = periodMs;
     cards = MultiGauge.builder("heteroflow_cards").description("cards by vendor, model and state (total, used, free)")
         .register(registry);
@@ -160,18 +160,23 @@ public final class ClusterGauges extends VerticleBase {
     Map<String, double[]> subtree = new HashMap<>();
     own.forEach((name, use) -> {
       for (String up = name; up != null; up = parents.get(up)) {
-        double[] sum = subtree.computeIfAbsent(up, k -> new double[3]);
+        double[] sum = subtree.computeIfAbsent(up, k -> new double[4]);
         sum[0] += use.gpuEq();
         sum[1] += use.active();
         sum[2] += use.pending();
+        sum[3] += use.running();
       }
     });
     List<MultiGauge.Row<?>> rows = new ArrayList<>();
     for (QueueRecord queue : tree) {
-      double[] sum = subtree.getOrDefault(queue.name(), new double[3]);
+      double[] sum = subtree.getOrDefault(queue.name(), new double[4]);
       rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "gpu_eq_used"), sum[0]));
       rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "active_tasks"), sum[1]));
       rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "pending_tasks"), sum[2]));
+      // the task counts by state: pending as above, running (started on their agent; active_tasks also counts
+      // scheduled, stopping and preempting)
+      rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "pending"), sum[2]));
+      rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "running"), sum[3]));
       rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "gpu_eq_guaranteed"), queue.guaranteed()));
       if (queue.maxGpuEq() != null) {
         rows.add(MultiGauge.Row.of(Tags.of("queue", queue.name(), "measure", "gpu_eq_max"), queue.maxGpuEq()));

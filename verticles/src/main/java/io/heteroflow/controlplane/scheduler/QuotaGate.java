@@ -17,21 +17,22 @@ import java.util.Map;
  * {@code max_running}) is not placed, and waits with {@code QuotaExceeded} and the numbers, instead of being bound
  * and refused. Read once per round — only when some queue has a limit — and staged as the round places tasks.
  * The bind re-checks against PostgreSQL under a lock of the limited queues ({@code QuotaCheck}): this only avoids
- * the wasted work.
+ * the wasted work. {@code POST /api/v1/tasks/explain} asks a fresh one the same questions, so it answers with the
+ * scheduler's words.
  */
-final class QuotaGate {
+public final class QuotaGate {
   private final QueueStore queues;
   private Map<String, QueueRecord> byName = Map.of();
   private Map<String, Double> factors = Map.of();
   /** Per limited queue: its subtree's GPU-equivalents and active tasks, staged as the round places tasks. */
   private final Map<String, double[]> use = new HashMap<>();
 
-  QuotaGate(QueueStore queues) {
+  public QuotaGate(QueueStore queues) {
     this.queues = queues;
   }
 
   /** Brings the view up to date for a round. */
-  Future<Void> read() {
+  public Future<Void> read() {
     return queues.list().compose(tree -> {
       Map<String, QueueRecord> named = new HashMap<>();
       tree.forEach(queue -> named.put(queue.name(), queue));
@@ -54,7 +55,7 @@ final class QuotaGate {
   }
 
   /** Why a task of {@code queue} needing at least {@code cards} cards cannot start now; null when it may try. */
-  String blocked(String queue, int cards) {
+  public String blocked(String queue, int cards) {
     if (use.isEmpty()) {
       return null;
     }
@@ -63,12 +64,12 @@ final class QuotaGate {
   }
 
   /** Admits a placement of {@code queue} (staged) or answers why its queue cannot take it. */
-  String admit(String queue, Decision placed, Snapshot snapshot) {
+  public String admit(String queue, Decision placed, Snapshot snapshot) {
     return admit(queue, need(placed, snapshot), 1);
   }
 
   /** Admits {@code tasks} tasks of {@code queue} holding {@code gpuEq} together (a group's members), staged. */
-  String admit(String queue, double gpuEq, int tasks) {
+  public String admit(String queue, double gpuEq, int tasks) {
     if (use.isEmpty()) {
       return null;
     }
@@ -83,7 +84,7 @@ final class QuotaGate {
   }
 
   /** A placement in GPU-equivalents: each whole card its model's factor, a shard its memory's share of it. */
-  double need(Decision placed, Snapshot snapshot) {
+  public double need(Decision placed, Snapshot snapshot) {
     NodeInfo node = snapshot.node(placed.nodeId());
     double need = 0;
     for (CardInfo card : node == null ? List.<CardInfo>of() : node.cards()) {

@@ -233,6 +233,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
       if (over != null) {
         return Decision.unschedulable(ReasonCode.QuotaExceeded, over);
       }
+      if (snapshot.reservations().heldForOthers(decision.nodeId(), task.id())) { metrics.backfilled(task.queue()); }
       snapshot.assume(request, decision);
       reserving.staged(request, decision);
     }

@@ -45,9 +45,31 @@ public final class QueueStore {
     }
   }
 
-  /** A queue's live use: GPU-equivalents held by its own active tasks, its active and pending tasks. */
-  public record Usage(double gpuEq, long active, long pending) {
-    public static final Usage NONE = new Usage(0, 0, 0);
+  /**
+   * A queue's live use: GPU-equivalents held by its own active tasks, its active and pending tasks, and of the
+   * active ones those running.
+   */
+  public record Usage(double gpuEq, long active, long pending, long running) {
+    public static final Usage NONE = new Usage(0, 0, 0, 0);
+
+    public Usage(double gpuEq, long active, long pending) {
+      this(gpuEq, active, pending, 0);
+    }
+  }
+
+  /** What waits ahead of a newcomer in a queue: pending single tasks and pending groups. */
+  public record Ahead(long tasks, long groups) {
+    public long total() {
+      return tasks + groups;
+    }
+  }
+
+  /** The pending tasks and groups of {@code queue} a newcomer of {@code priority} would queue behind. */
+  public Future<Ahead> ahead(String queue, int priority) {
+    return pool.preparedQuery(Sql.QUEUE_AHEAD).execute(Tuple.of(queue, priority)).map(rows -> {
+      Row row = rows.iterator().next();
+      return new Ahead(row.getLong("tasks"), row.getLong("groups"));
+    });
   }
 
   public Future<List<QueueRecord>> list() {
@@ -124,7 +146,7 @@ public final class QueueStore {
       gpuEq.result().forEach(row -> used.put(row.getString("queue"), row.getDouble("gpu_eq")));
       Map<String, Usage> usage = new HashMap<>();
       counts.result().forEach(row -> usage.put(row.getString("queue"), new Usage(used.getOrDefault(row.getString("queue"),
-          0.0), row.getLong("active"), row.getLong("pending"))));
+          0.0), row.getLong("active"), row.getLong("pending"), row.getLong("running"))));
       used.forEach((queue, eq) -> usage.putIfAbsent(queue, new Usage(eq, 0, 0)));
       return usage;
     });

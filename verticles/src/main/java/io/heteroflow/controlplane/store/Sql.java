@@ -508,7 +508,8 @@ final class Sql {
   static final String QUEUE_USAGE = "SELECT t.queue, " + ALLOCATION_GPU_EQ + " FROM tasks t" + ALLOCATIONS_WITH_FACTORS
       + " GROUP BY t.queue";
   static final String QUEUE_COUNTS = "SELECT queue, count(*) FILTER (WHERE status IN " + ACTIVE_STATES + ") AS active,"
-      + " count(*) FILTER (WHERE status = 'pending') AS pending FROM tasks"
+      + " count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'running') AS running"
+      + " FROM tasks"
       + " WHERE status IN ('pending', 'scheduled', 'running', 'stopping', 'preempting') GROUP BY queue";
 
   /** The queues of these tasks and all their ancestors, with their limits (QuotaCheck). */
@@ -524,6 +525,14 @@ final class Sql {
       + ALLOCATIONS_WITH_FACTORS + " WHERE t.queue = ANY($1) AND t.status IN " + ACTIVE_STATES + " GROUP BY t.queue";
   static final String QUEUE_ACTIVE_OF = "SELECT queue, count(*) AS active FROM tasks WHERE queue = ANY($1)"
       + " AND status IN " + ACTIVE_STATES + " GROUP BY queue";
+
+  /**
+   * What waits ahead of a newcomer of priority $2 in queue $1 (POST /api/v1/tasks/explain): its pending single tasks
+   * and pending groups of a higher priority, or of the same priority (created earlier than anything arriving now).
+   */
+  static final String QUEUE_AHEAD = "SELECT (SELECT count(*) FROM tasks WHERE status = 'pending' AND group_id IS NULL"
+      + " AND queue = $1 AND priority >= $2) AS tasks, (SELECT count(*) FROM task_groups WHERE status = 'pending'"
+      + " AND queue = $1 AND priority >= $2) AS groups";
 
   static final String HEALTH = "SELECT 1";
 

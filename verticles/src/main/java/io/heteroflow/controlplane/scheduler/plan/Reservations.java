@@ -85,6 +85,11 @@ public final class Reservations {
     return byNode.keySet();
   }
 
+  /** Whether {@code nodeId} holds a reservation for work other than {@code taskId}: a start there is a backfill. */
+  public boolean heldForOthers(String nodeId, java.util.UUID taskId) {
+    return byNode.getOrDefault(nodeId, List.of()).stream().anyMatch(held -> !held.slot().owners().contains(taskId));
+  }
+
   /** Why {@code task} may not start on {@code nodeId} now; null when it may. */
   public String refusal(TaskRequest task, String nodeId) {
     for (Held held : byNode.getOrDefault(nodeId, List.of())) {
