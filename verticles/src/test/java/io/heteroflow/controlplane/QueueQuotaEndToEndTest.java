@@ -157,4 +157,15 @@ class QueueQuotaEndToEndTest {
         "each of the three waits timed in its queue");
     assertTrue(seen.contains(2L), "the queue was full at some point: " + seen);
   }
+
+  @Test
+  void aQueueWhoseTasksHaveAllEndedCanBeDeletedAndTheirHistoryMovesToItsParent() throws Exception {
+    cp.json("POST", "/api/v1/queues", ADMIN, "{\"name\":\"short-lived\"}", 201);
+    String id = cp.json("POST", "/api/v1/tasks", ADMIN, "{\"name\":\"done\",\"command\":[\"true\"],"
+        + "\"queue\":\"short-lived\"}", 201).getString("id");
+    eventually(Duration.ofSeconds(30), "the task to end", () -> "succeeded".equals(
+        cp.get("/api/v1/tasks/" + id).getString("status")));
+    cp.json("DELETE", "/api/v1/queues/short-lived", ADMIN, null, 200);
+    assertEquals("root", cp.get("/api/v1/tasks/" + id).getString("queue"));
+  }
 }

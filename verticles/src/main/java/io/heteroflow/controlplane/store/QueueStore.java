@@ -97,7 +97,10 @@ public final class QueueStore {
     }));
   }
 
-  /** Deletes an empty queue (no child queue, no task or group that has not ended); false when there is none. */
+  /**
+   * Deletes an empty queue (no child queue, no task or group that has not ended); false when there is none. Its
+   * ended tasks and groups move to its parent.
+   */
   public Future<Boolean> delete(String name) {
     if (QueueRecord.ROOT.equals(name)) {
       return Future.failedFuture(new Refused("name", "the root queue cannot be deleted", true));
@@ -115,7 +118,12 @@ public final class QueueStore {
           throw new Refused("name", "queue '" + name + "' is not empty: " + children + " child queue(s), " + tasks
               + " task(s) and " + groups + " group(s) that have not ended", true);
         }
-        return conn.preparedQuery(Sql.DELETE_QUEUE).execute(Tuple.of(name)).map(deleted -> deleted.rowCount() == 1);
+        // what ended in the queue keeps its history under the parent (the rows must name a queue that exists)
+        Tuple parent = Tuple.of(name, all.get(name).parent());
+        return conn.preparedQuery(Sql.REHOME_ENDED_TASKS).execute(parent)
+            .compose(v -> conn.preparedQuery(Sql.REHOME_ENDED_GROUPS).execute(parent))
+            .compose(v -> conn.preparedQuery(Sql.DELETE_QUEUE).execute(Tuple.of(name)))
+            .map(deleted -> deleted.rowCount() == 1);
       });
     }));
   }

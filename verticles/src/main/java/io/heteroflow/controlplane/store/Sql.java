@@ -493,6 +493,8 @@ final class Sql {
       + " (SELECT count(*) FROM tasks WHERE queue = $1 AND status NOT IN ('succeeded', 'failed', 'stopped')) AS tasks,"
       + " (SELECT count(*) FROM task_groups WHERE queue = $1 AND status NOT IN ('succeeded', 'failed', 'stopped'))"
       + " AS groups";
+  static final String REHOME_ENDED_TASKS = "UPDATE tasks SET queue = $2 WHERE queue = $1";
+  static final String REHOME_ENDED_GROUPS = "UPDATE task_groups SET queue = $2 WHERE queue = $1";
   static final String DELETE_QUEUE = "DELETE FROM queues WHERE name = $1 AND name <> 'root'";
   static final String GPU_EQUIVALENTS = "SELECT model, factor FROM gpu_equivalents ORDER BY model";
   static final String CLEAR_GPU_EQUIVALENTS = "DELETE FROM gpu_equivalents";
