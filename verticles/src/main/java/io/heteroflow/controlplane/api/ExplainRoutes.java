@@ -240,6 +240,6 @@ final class ExplainRoutes {
     int runtime = spec.expectedRuntimeSeconds() != null ? spec.expectedRuntimeSeconds() : spec.timeoutSeconds();
     return new TaskRequest(UUID.randomUUID(), principal.tenant(), spec.type(), spec.priority(), spec.gpuRequired(),
         spec.gpuMemoryMb(), spec.gpuType(), spec.gpuModels(), spec.cpuCores(), spec.memoryMb(), spec.nodeSelector(),
-        spec.labels(), now, runtime, spec.preemptible());
+        spec.labels(), now, runtime, spec.timeoutSeconds(), spec.preemptible());
   }
 }
