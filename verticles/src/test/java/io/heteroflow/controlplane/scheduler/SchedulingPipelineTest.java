@@ -178,7 +178,7 @@ class SchedulingPipelineTest {
     assertTrue(byName.get("resource-filter").enabled() && byName.get("resource-filter").locked());
     assertTrue(byName.get("gpu-filter").enabled() && byName.get("gpu-filter").locked());
     assertEquals(List.of("availability", "tenant", "resource-prefilter", "affinity", "gpu-filter", "resource-filter",
-            "nvlink", "rdma", "preempt"), set.filters().stream().map(filter -> filter.name()).toList(),
+            "reservation", "nvlink", "rdma", "preempt"), set.filters().stream().map(filter -> filter.name()).toList(),
         "SPEC §2.1's chain first, then the plugin filters, in registration order");
     for (String builtIn : List.of("availability", "tenant", "resource-prefilter", "affinity")) {
       assertTrue(byName.get(builtIn).enabled() && byName.get(builtIn).locked(), builtIn);
