@@ -174,7 +174,7 @@ final class Reserving {
   }
 
   private Timeline.Member member(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
-    return new Timeline.Member(task, pipeline.feasibility(task, snapshot, plugins).eligibleOnceFreed());
+    return new Timeline.Member(task, pipeline.feasibilityOfShape(task, snapshot, plugins).eligibleOnceFreed());
   }
 
   private static String why(ReasonCode code) {

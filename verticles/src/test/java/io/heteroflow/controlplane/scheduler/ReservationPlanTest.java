@@ -134,6 +134,29 @@ class ReservationPlanTest {
   }
 
   @Test
+  void aReservationConstrainsOnlyWhatIsBehindItsOwnerUnlessTheOwnerHasWaitedLong() {
+    List<Ending> endings = new ArrayList<>();
+    NodeInfo n1 = busy("n1", 4, endings, 30, 30, 30, 30);
+    for (boolean longWaiter : List.of(false, true)) {
+      Timeline timeline = new Timeline(List.of(n1), endings, NOW);
+      Instant since = longWaiter ? NOW.minusSeconds(400) : NOW.minusSeconds(10);
+      TaskRequest owner = task().priority(50).queuedSince(since).gpus(4).build().withTenure(100, 100, false);
+      Reservations reservations = ReservationPlanner.plan(List.of(new ReservationPlanner.Waiting(owner.id(), false,
+          "task owner", "root", since, List.of(member(owner, "n1")), true)), timeline, Duration.ofSeconds(300),
+          Duration.ofSeconds(5)).reservations();
+      TaskRequest urgentLater = task().priority(90).queuedSince(NOW).gpus(1).build().withTenure(60, 60, false);
+      TaskRequest sameEarlier = task().priority(50).queuedSince(since.minusSeconds(1)).gpus(1).build()
+          .withTenure(60, 60, false);
+      TaskRequest lowEarlier = task().priority(10).queuedSince(since.minusSeconds(1)).gpus(1).build()
+          .withTenure(60, 60, false);
+      assertEquals(longWaiter, reservations.refusal(urgentLater, "n1") != null,
+          "a later arrival of higher priority is held off only by a long waiter's reservation");
+      assertNull(reservations.refusal(sameEarlier, "n1"), "ahead of the owner in the queue");
+      assertNotNull(reservations.refusal(lowEarlier, "n1"), "behind the owner: lower priority");
+    }
+  }
+
+  @Test
   void fairShareGivesTheNextTurnToTheQueueFurthestBelowItsWeightedShare() {
     Map<String, FairShare.Queue> tree = Map.of("root", new FairShare.Queue("root", null, 1),
         "vision", new FairShare.Queue("vision", "root", 3), "nlp", new FairShare.Queue("nlp", "root", 1));

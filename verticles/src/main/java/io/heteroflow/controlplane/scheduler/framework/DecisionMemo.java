@@ -40,6 +40,16 @@ final class DecisionMemo {
       return feasible.isEmpty() ? null : feasible.first();
     }
 
+    /** The best feasible node not among {@code skipped} (judged for the task itself), or null. */
+    NodeEvaluation bestExcept(java.util.Set<String> skipped) {
+      for (NodeEvaluation evaluation : feasible) {
+        if (!skipped.contains(evaluation.node().id())) {
+          return evaluation;
+        }
+      }
+      return null;
+    }
+
     NodeEvaluation of(String nodeId) {
       return byNode.get(nodeId);
     }

@@ -51,8 +51,7 @@ public final class SchedulingPipeline {
         return unschedulable(task, snapshot, plugins, state, refused);
       }
     }
-    // a reservation's owner is judged itself, not by its shape (the shape is held off its reserved nodes)
-    if (plugins.memoizable() && !snapshot.reservations().owns(task.id())) {
+    if (plugins.memoizable()) {
       return decideMemoized(task, snapshot, plugins, filters, state);
     }
     List<NodeEvaluation> refused = new ArrayList<>();
@@ -90,9 +89,22 @@ public final class SchedulingPipeline {
    * decided as a unit.
    */
   public Feasibility feasibility(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
+    // with reservations the task is judged itself, not by its shape (they depend on its id and queue time)
+    return feasibility(task, snapshot, plugins, snapshot.reservations().all().isEmpty());
+  }
+
+  /**
+   * The same judged by the task's shape wherever it can be (reservations are not judged, a reserved node passes
+   * that filter): what could take the task once enough is free, for the reservation plan.
+   */
+  public Feasibility feasibilityOfShape(TaskRequest task, Snapshot snapshot, PluginSet plugins) {
+    return feasibility(task, snapshot, plugins, true);
+  }
+
+  private Feasibility feasibility(TaskRequest task, Snapshot snapshot, PluginSet plugins, boolean byShape) {
     CycleState state = new CycleState();
     List<FilterPlugin> filters = filters(plugins);
-    if (plugins.memoizable() && !snapshot.reservations().owns(task.id())) {
+    if (plugins.memoizable() && byShape) {
       // the same verdicts from the snapshot's memo: only nodes changed since this shape was judged are judged again
       TaskRequest shapeOnly = task.shape();
       DecisionMemo.Shape shape = snapshot.memo(plugins).shape(shapeOnly, snapshot,
@@ -125,25 +137,31 @@ public final class SchedulingPipeline {
 
   /**
    * The same decision from the snapshot's memo: only nodes changed since this shape was last decided are judged.
-   * The memo judges the shape (no task id), so a nominated task's own node — held against every other task of
-   * its shape — is judged again for the task itself.
+   * The memo judges the shape (no task id, no queue time), so the nodes where those matter are judged again for
+   * the task itself: its nominated node (held against every other task of its shape) and every reserved node.
    */
   private Decision decideMemoized(TaskRequest task, Snapshot snapshot, PluginSet plugins, List<FilterPlugin> filters,
                                   CycleState state) {
     TaskRequest shapeOnly = task.shape();
     DecisionMemo.Shape shape = snapshot.memo(plugins).shape(shapeOnly, snapshot,
         node -> evaluate(shapeOnly, node, snapshot, plugins, filters, state));
-    NodeEvaluation best = shape.best();
-    Nomination own = snapshot.nominationOf(task.id());
-    NodeEvaluation mine = own == null || snapshot.node(own.nodeId()) == null ? null
-        : evaluate(task, snapshot.node(own.nodeId()), snapshot, plugins, filters, state);
-    if (mine != null && mine.feasible() && (best == null || NodeEvaluation.BEST_FIRST.compare(mine, best) < 0)) {
-      best = mine;
+    // what the shape cannot judge is judged for the task itself: its nominated node, and the reserved nodes
+    Map<String, NodeEvaluation> own = new java.util.LinkedHashMap<>();
+    Nomination nomination = snapshot.nominationOf(task.id());
+    if (nomination != null && snapshot.node(nomination.nodeId()) != null) {
+      own.put(nomination.nodeId(), null);
+    }
+    snapshot.reservations().nodes().stream().filter(id -> snapshot.node(id) != null).forEach(id -> own.put(id, null));
+    own.replaceAll((id, none) -> evaluate(task, snapshot.node(id), snapshot, plugins, filters, state));
+    NodeEvaluation best = own.isEmpty() ? shape.best() : shape.bestExcept(own.keySet());
+    for (NodeEvaluation mine : own.values()) {
+      if (mine.feasible() && (best == null || NodeEvaluation.BEST_FIRST.compare(mine, best) < 0)) {
+        best = mine;
+      }
     }
     if (best == null) {
       List<NodeEvaluation> refused = new ArrayList<>(snapshot.size());
-      snapshot.nodeViews().forEach(node -> refused.add(mine != null && mine.node().id().equals(node.id()) ? mine
-          : shape.of(node.id())));
+      snapshot.nodeViews().forEach(node -> refused.add(own.getOrDefault(node.id(), shape.of(node.id()))));
       return unschedulable(task, snapshot, plugins, state, refused);
     }
     return place(task, best.node(), best.score(), snapshot, plugins, state);

@@ -51,6 +51,11 @@ public record TaskRequest(UUID id, String tenant, String type, int priority, int
         memoryMb, nodeSelector, labels, queuedSince, seconds, timeout, mayBePreempted);
   }
 
+  /** Whether this is a shape (a memo's key), not one task: what depends on a task's id or queue time is not judged. */
+  public boolean isShape() {
+    return SHAPE.equals(id);
+  }
+
   /** A fractional task: GPU memory without whole cards (SPEC §3). */
   public boolean isShard() {
     return gpuRequired == 0 && gpuMemoryMb > 0;

@@ -66,10 +66,12 @@ public final class ReservationPlanner {
       if (slot == null) {
         continue;
       }
-      if ((head || longWaiting(waiting, now, reserveAfter)) && (waiting.holdWhenDue() || slot.start().isAfter(now))) {
+      boolean longWaiter = longWaiting(waiting, now, reserveAfter);
+      if ((head || longWaiter) && (waiting.holdWhenDue() || slot.start().isAfter(now))) {
         Map<String, Timeline.Spare> spare = new LinkedHashMap<>();
         slot.takes().keySet().forEach(node -> spare.put(node, timeline.spare(slot, node)));
-        held.add(new Reservations.Held(slot, waiting.label(), spare));
+        held.add(new Reservations.Held(slot, waiting.label(), spare, waiting.members().get(0).task().priority(),
+            waiting.since(), longWaiter));
       }
       timeline.book(slot);
     }

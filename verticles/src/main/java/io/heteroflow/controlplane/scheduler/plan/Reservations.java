@@ -30,16 +30,28 @@ public final class Reservations {
   private final Map<String, List<Held>> byNode = new HashMap<>();
   private final Map<java.util.UUID, Integer> ownerRank = new HashMap<>();
 
-  /** One reservation with the spare beside it on each of its nodes (staged down as backfill lands there). */
+  /**
+   * One reservation with the spare beside it on each of its nodes (staged down as backfill lands there), and its
+   * owner's place in the queue: its priority and since when it waits. It constrains only what is behind the owner
+   * (a lower priority, or the same priority and waiting since later); a long waiter's (past reserve_after) also
+   * constrains whatever arrived after it, of any priority, so nothing later pushes it back.
+   */
   public static final class Held {
     private final Slot slot;
     private final String label;
     private final Map<String, double[]> spare = new HashMap<>();
+    private final int priority;
+    private final Instant since;
+    private final boolean longWaiter;
     private int rank;
 
-    public Held(Slot slot, String label, Map<String, Timeline.Spare> spare) {
+    public Held(Slot slot, String label, Map<String, Timeline.Spare> spare, int priority, Instant since,
+                boolean longWaiter) {
       this.slot = slot;
       this.label = label;
+      this.priority = priority;
+      this.since = since;
+      this.longWaiter = longWaiter;
       spare.forEach((node, room) -> this.spare.put(node, new double[] {room.cards(), room.cpuCores(), room.memoryMb()}));
     }
 
@@ -114,11 +126,17 @@ public final class Reservations {
 
   /**
    * Whether {@code held} constrains {@code task}: not when it is for the task, nor when the task's own reservation
-   * was planned before it (that one was planned around the task's), nor when the task will have ended by then.
+   * was planned before it (that one was planned around the task's), nor when the task is ahead of its owner (see
+   * {@link Held}), nor when the task will have ended by then.
    */
   private boolean counts(Held held, TaskRequest task) {
     Integer own = ownerRank.get(task.id());
     if (own != null && own <= held.rank) {
+      return false;
+    }
+    boolean arrivedBefore = task.queuedSince() != null && held.since != null && task.queuedSince().isBefore(held.since);
+    boolean behind = task.priority() < held.priority || (task.priority() == held.priority && !arrivedBefore);
+    if (!behind && !(held.longWaiter && !arrivedBefore)) {
       return false;
     }
     return task.timeoutSeconds() <= 0 || now.plusSeconds(task.timeoutSeconds()).isAfter(held.slot().start());
