@@ -12,6 +12,7 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.sqlclient.Row;
+import io.heteroflow.testsupport.ControlPlaneHarness;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +78,8 @@ class GroupBindTest {
       }
     });
     watcher.start();
+    // the watcher has seen the group before any bind (on a loaded machine it may otherwise start too late)
+    ControlPlaneHarness.eventually(java.time.Duration.ofSeconds(20), "the watcher's first look", () -> !seen.isEmpty());
     try {
       GroupStore.Bound refused = await(groups.bind(group.group(), onNodes(group, "g-1", "g-2", "g-3", "g-4"), null));
       assertFalse(refused.bound());
