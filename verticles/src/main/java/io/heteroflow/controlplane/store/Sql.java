@@ -497,8 +497,10 @@ final class Sql {
       + " tenants, created_at, version";
   static final String QUEUES = "SELECT " + QUEUE_COLUMNS + " FROM queues ORDER BY created_at, name";
   static final String LOCK_QUEUES = "SELECT " + QUEUE_COLUMNS + " FROM queues ORDER BY name FOR UPDATE";
+  /** A new queue is empty: with a guarantee, it is idle from the start (the borrow patrol keeps it after). */
   static final String INSERT_QUEUE = "INSERT INTO queues (name, parent, weight, guaranteed, max_gpu_eq,"
-      + " max_cards_per_task, max_running, tenants) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+      + " max_cards_per_task, max_running, tenants, idle_since) VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
+      + " CASE WHEN $4::float8 > 0 THEN now() END)"
       + " ON CONFLICT (name) DO NOTHING RETURNING " + QUEUE_COLUMNS;
   static final String UPDATE_QUEUE = "UPDATE queues SET parent = $2, weight = $3, guaranteed = $4, max_gpu_eq = $5,"
       + " max_cards_per_task = $6, max_running = $7, tenants = $8, version = version + 1 WHERE name = $1"
