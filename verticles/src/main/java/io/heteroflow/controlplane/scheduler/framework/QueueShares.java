@@ -26,7 +26,7 @@ public final class QueueShares {
   /** {@code charged}: each queue's own charged use (not its descendants'); {@code factors}: card model → GPU-eq. */
   public QueueShares(Map<String, String> parents, Map<String, Double> guaranteed, Map<String, Double> charged,
                      Map<String, Double> factors) {
-    this.parents = Map.copyOf(parents);
+    this.parents = new HashMap<>(parents); // root's parent is null: no Map.copyOf
     this.guaranteed = Map.copyOf(guaranteed);
     this.factors = Map.copyOf(factors);
     charged.forEach(this::add);

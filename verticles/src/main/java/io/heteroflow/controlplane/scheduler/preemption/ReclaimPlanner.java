@@ -74,16 +74,24 @@ public final class ReclaimPlanner {
       if (node == null || !shares.mayReclaim(reclaimer, shares.need(node, task.gpuRequired(), task.gpuMemoryMb()))) {
         continue;
       }
-      List<Occupant> here = occupants.on(nodeId);
-      List<Occupant> candidates = candidates(reclaimer, here, shares, rules, occupants.now());
-      Optional<VictimPlanner.NodePlan> plan = VictimPlanner.planOrdered(task.gpuRequired(), node, here, candidates,
-          fits).map(found -> VictimPlanner.withGangs(found, occupants::gang));
+      Optional<VictimPlanner.NodePlan> plan = planNode(reclaimer, task.gpuRequired(), node, occupants.on(nodeId),
+          fits, shares, rules, occupants.now()).map(found -> VictimPlanner.withGangs(found, occupants::gang));
       if (plan.isPresent() && keepsGuarantees(plan.get(), reclaimer, shares)
           && (best == null || VictimPlanner.BEST.compare(plan.get(), best) < 0)) {
         best = plan.get();
       }
     }
     return Optional.ofNullable(best);
+  }
+
+  /**
+   * The reclaim plan on one node for a task of {@code wholeCards} cards: the shortest prefix of the node's reclaim
+   * candidates ({@link #candidates}) after which the task fits, if any (task groups' members elsewhere not added).
+   */
+  public static Optional<VictimPlanner.NodePlan> planNode(String reclaimer, int wholeCards, NodeInfo node,
+                                                          List<Occupant> here, Predicate<NodeInfo> fits,
+                                                          QueueShares shares, PreemptionRules rules, Instant now) {
+    return VictimPlanner.planOrdered(wholeCards, node, here, candidates(reclaimer, here, shares, rules, now), fits);
   }
 
   /** What the plan takes from each victim queue, in GPU-eq (to stage the round's view once it is carried out). */
