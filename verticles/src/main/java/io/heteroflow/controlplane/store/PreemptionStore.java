@@ -71,8 +71,9 @@ public final class PreemptionStore {
    * queues over their guarantee, when a task may reclaim, SPEC §13).
    */
   public Future<Map<String, List<Occupant>>> occupants(int belowPriority, java.util.Collection<String> reclaimFrom) {
-    return pool.preparedQuery(Sql.PREEMPTION_OCCUPANTS).execute(Tuple.of(belowPriority,
-        reclaimFrom.toArray(new String[0]))).map(rows -> {
+    // Tuple.tuple(), not Tuple.of: an array given to Tuple.of(Object, Object...) would be spread as its elements
+    return pool.preparedQuery(Sql.PREEMPTION_OCCUPANTS).execute(Tuple.tuple().addInteger(belowPriority)
+        .addArrayOfString(reclaimFrom.toArray(new String[0]))).map(rows -> {
       Map<String, List<Occupant>> byNode = new HashMap<>();
       for (Row row : rows) {
         byNode.computeIfAbsent(row.getString("node_id"), k -> new ArrayList<>()).add(occupant(row));

@@ -27,7 +27,7 @@ import java.util.function.Predicate;
  */
 public final class ReclaimPlanner {
   /** How a reclaim plan's text begins (ledger, reason): the plan is a reclaim, and for which queue. */
-  public static final String PREFIX = "reclaim for queue ";
+  public static final String PREFIX = io.heteroflow.controlplane.scheduler.framework.Nomination.RECLAIM;
 
   private ReclaimPlanner() {}
 
