@@ -195,14 +195,27 @@ final class QuotaCheck {
     if (use.isEmpty()) {
       return null;
     }
-    String running = overRunning(queue);
-    if (running != null) {
-      throw new Rejected(ReasonCode.QuotaExceeded, running);
+    // the first refusal up the chain, GPU-eq before tasks at each queue; only one for GPU-eq alone may borrow
+    String refusal = null;
+    boolean running = false;
+    for (Limit up = chain.get(queue); up != null; up = up.parent() == null ? null : chain.get(up.parent())) {
+      double[] used = use.get(up.name());
+      if (used == null) {
+        continue;
+      }
+      if (refusal == null && up.maxGpuEq() != null && used[0] + gpuEq > up.maxGpuEq() + EPSILON) {
+        refusal = String.format(Locale.ROOT, "queue %s uses %.1f of %.1f GPU-eq; this task needs %.1f", path(up),
+            used[0], up.maxGpuEq(), gpuEq);
+      }
+      if (up.maxRunning() != null && used[1] + 1 > up.maxRunning()) {
+        running = true;
+        refusal = refusal != null ? refusal
+            : "queue " + path(up) + " runs " + (long) used[1] + " of at most " + up.maxRunning() + " tasks";
+      }
     }
-    String over = overGpuEq(queue, gpuEq);
-    Lender lender = over != null && "training".equals(type) ? lenderFor(queue, gpuEq) : null;
-    if (over != null && lender == null) {
-      throw new Rejected(ReasonCode.QuotaExceeded, over);
+    Lender lender = refusal != null && !running && "training".equals(type) ? lenderFor(queue, gpuEq) : null;
+    if (refusal != null && lender == null) {
+      throw new Rejected(ReasonCode.QuotaExceeded, refusal);
     }
     for (Limit up = chain.get(queue); up != null; up = up.parent() == null ? null : chain.get(up.parent())) {
       double[] used = use.get(up.name());
@@ -216,27 +229,6 @@ final class QuotaCheck {
       return lender.name;
     }
     lenderTops.getOrDefault(queue, List.of()).forEach(top -> lenders.get(top).own += gpuEq);
-    return null;
-  }
-
-  private String overRunning(String queue) {
-    for (Limit up = chain.get(queue); up != null; up = up.parent() == null ? null : chain.get(up.parent())) {
-      double[] used = use.get(up.name());
-      if (used != null && up.maxRunning() != null && used[1] + 1 > up.maxRunning()) {
-        return "queue " + path(up) + " runs " + (long) used[1] + " of at most " + up.maxRunning() + " tasks";
-      }
-    }
-    return null;
-  }
-
-  private String overGpuEq(String queue, double gpuEq) {
-    for (Limit up = chain.get(queue); up != null; up = up.parent() == null ? null : chain.get(up.parent())) {
-      double[] used = use.get(up.name());
-      if (used != null && up.maxGpuEq() != null && used[0] + gpuEq > up.maxGpuEq() + EPSILON) {
-        return String.format(Locale.ROOT, "queue %s uses %.1f of %.1f GPU-eq; this task needs %.1f", path(up),
-            used[0], up.maxGpuEq(), gpuEq);
-      }
-    }
     return null;
   }
 
