@@ -25,8 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Reclaim's victim choice (SPEC §13), case by case on one node of four A100 cards, for a task of queue {@code qa}
- * (guaranteed 4) against {@code qb} and {@code qc} (guaranteed 2 each). Each expected list was worked out by hand
- * from the rules: only preemptible jobs of queues over their guarantee, any priority, lowest priority first, then
+ * (guaranteed 4) against {@code qb} and {@code qc} (guaranteed 2 each); a task on a higher card index is newer.
+ * Each expected list was worked out by hand from the rules: only preemptible jobs of queues over their guarantee, any priority, lowest priority first, then
  * the queue most over its share, never taking a queue below its guarantee; fewest victims; a reclaimer that would
  * pass its own guarantee takes nothing.
  */
@@ -71,9 +71,9 @@ class ReclaimPlannerTest {
         new Case("never below the victim's guarantee: qb holds 4 of its 2, three cards cannot be reclaimed", 3, 0,
             Map.of(), Duration.ZERO, List.of(Held.job("b40", "qb", 40, 0), Held.job("b10", "qb", 10, 1),
                 Held.job("b30", "qb", 30, 2), Held.job("b20", "qb", 20, 3)), List.of()),
-        new Case("one priority: the queue most over its share first (qc 4/2 before qb 3/2)", 1, 0,
-            Map.of("qb", 2.0, "qc", 3.0), Duration.ZERO, List.of(Held.job("b30", "qb", 30, 0),
-                Held.job("c30", "qc", 30, 1)), List.of("c30")),
+        new Case("one priority: the queue most over its share first (qc 4/2 before qb 3/2, though b30 is newer)", 1,
+            0, Map.of("qb", 2.0, "qc", 3.0), Duration.ZERO, List.of(Held.job("c30", "qc", 30, 0),
+                Held.job("b30", "qb", 30, 1)), List.of("c30")),
         new Case("priority before share: qb's 10 before qc's 30 though qc is further over", 1, 0,
             Map.of("qb", 2.0, "qc", 3.0), Duration.ZERO, List.of(Held.job("b10", "qb", 10, 0),
                 Held.job("c30", "qc", 30, 1)), List.of("b10")),
