@@ -156,6 +156,12 @@ class BorrowingEndToEndTest {
     assertEquals(1.0, train.getJsonObject("usage").getDouble("gpu_eq"), 1e-9, "train's max is not passed");
     Thread.sleep(1500);
     assertEquals("pending", cp.get("/api/v1/tasks/" + third).getString("status"), "still no more than 20 %");
+    // borrowed capacity returns when its task ends: the waiting one borrows it in turn
+    String borrower = lent.get(0).getUUID("id").toString();
+    cp.call("POST", "/api/v1/tasks/" + borrower + "/stop", ADMIN, null);
+    cp.awaitStatus(third, "running");
+    assertEquals(List.of(third), rows("SELECT id::text FROM tasks WHERE borrowed_from = 'idle'"
+        + " AND status IN ('scheduled', 'running')").stream().map(row -> row.getString(0)).toList());
     for (String id : ids) {
       cp.call("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null);
     }
