@@ -31,6 +31,7 @@ class TrainingBorrowBindTest {
     store.node("tb-1", 8);
     store.node("tb-2", 8);
     store.node("tb-3", 8);
+    store.node("tb-4", 8);
   }
 
   private static TaskRecord task(String queue, String type) throws Exception {
@@ -112,5 +113,27 @@ class TrainingBorrowBindTest {
     assertEquals(0, store.count("SELECT count(*) FROM tasks WHERE borrowed_from = 'fresh'"));
     assertEquals(1, store.count("SELECT count(*) FROM queues WHERE name = 'fresh' AND idle_since IS NOT NULL"),
         "a new queue with a guarantee is idle from its creation");
+  }
+
+  @Test
+  void thePatrolKeepsIdlenessByOwnUseAndFindsTrainingWaitingToBorrow() throws Exception {
+    queue("patrolled", 5, null);
+    queue("small", 0.5, 1.0);
+    store.query("UPDATE queues SET idle_since = now() - interval '1 hour' WHERE name = 'patrolled'");
+    TaskRecord own = task("small", "training");
+    TaskRecord borrows = task("small", "training");
+    TaskRecord waits = task("small", "training");
+    BatchBindStore.Result result = bind("tb-4", List.of(own, borrows), 0);
+    assertTrue(result.outcomes().stream().allMatch(BindStore.Outcome::bound));
+    assertEquals("patrolled", lender(borrows));
+    await(store.tasks.setReason(waits.id(), "QuotaExceeded", "queue root/small uses 1.0 of 1.0 GPU-eq; this task needs 1.0"));
+    await(queues.markIdle());
+    assertEquals(1, store.count("SELECT count(*) FROM queues WHERE name = 'patrolled'"
+        + " AND idle_since < now() - interval '59 minutes'"), "lent capacity aside it is still idle, since then");
+    assertEquals(1, store.count("SELECT count(*) FROM queues WHERE name = 'small' AND idle_since IS NULL"),
+        "its own use is at its guarantee: not idle");
+    assertTrue(await(queues.trainingWaitingToBorrow(600)).contains(waits.id()));
+    assertFalse(await(queues.trainingWaitingToBorrow(600)).contains(own.id()), "a bound task waits for nothing");
+    assertFalse(await(queues.trainingWaitingToBorrow(7200)).contains(waits.id()), "no queue idle two hours");
   }
 }
