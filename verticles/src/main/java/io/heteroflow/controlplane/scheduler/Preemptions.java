@@ -66,7 +66,7 @@ final class Preemptions {
     }
     int highest = wanted.stream().mapToInt(TaskRequest::priority).max().orElse(0);
     Set<UUID> again = wanted.stream().map(TaskRequest::id).collect(Collectors.toSet());
-    Set<String> reclaimFrom = Reclaims.note(decided, again, occupants.shares());
+    Set<String> reclaimFrom = reclaims.note(decided, again, occupants.shares());
     return store.occupants(highest, reclaimFrom).compose(read -> vertx.executeBlocking(() -> {
       occupants.fill(read);
       List<Decided> replanned = new ArrayList<>(decided.size());

@@ -31,7 +31,8 @@ final class Reclaims {
    * Notes the queue of each task that asked to preempt; answers the queues over their guarantee when some of them
    * may reclaim (else none: the round reads only the victims of lower priority).
    */
-  static Set<String> note(List<Decided> decided, Set<UUID> wanted, QueueShares shares) {
+  Set<String> note(List<Decided> decided, Set<UUID> wanted, QueueShares shares) {
+    planned.clear(); // a round's plans are settled before the next round plans (one round at a time)
     if (!shares.any()) {
       return Set.of();
     }

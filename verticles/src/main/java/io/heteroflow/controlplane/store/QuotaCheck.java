@@ -80,11 +80,13 @@ final class QuotaCheck {
         row.getDouble("max_gpu_eq"), row.getInteger("max_running"), Boolean.TRUE.equals(row.getBoolean("lending")))));
     String[] limited = chain.values().stream().filter(limit -> limit.maxGpuEq() != null || limit.maxRunning() != null)
         .map(Limit::name).sorted().toArray(String[]::new);
-    if (limited.length == 0) {
+    // an idle queue on a chain is locked even without limits: its own binds and its borrowers' take turns
+    boolean lendingOnChain = chain.values().stream().anyMatch(Limit::lending);
+    if (limited.length == 0 && !lendingOnChain) {
       return Future.succeededFuture(new QuotaCheck(chain, Map.of(), Map.of(), Map.of(), Map.of(), 0));
     }
     // only a training task over a max borrows, so only then are lenders looked for
-    Future<RowSet<Row>> candidates = training
+    Future<RowSet<Row>> candidates = training && limited.length > 0
         ? conn.preparedQuery(Sql.LENDER_CANDIDATES).execute(Tuple.of(queueing.borrowIdleSeconds()))
         : Future.succeededFuture(null);
     return candidates.compose(found -> {
@@ -96,6 +98,9 @@ final class QuotaCheck {
       String[] lockNames = locking.toArray(new String[0]);
       return conn.preparedQuery(Sql.LOCK_QUOTA_QUEUES).execute(Tuple.of(lockNames, queueing.borrowIdleSeconds()))
           .compose(locked -> {
+            if (limited.length == 0) {
+              return Future.succeededFuture(new QuotaCheck(chain, Map.of(), Map.of(), Map.of(), Map.of(), 0));
+            }
             Map<String, Lender> lenders = new HashMap<>();
             if (found != null) {
               locked.forEach(row -> {
