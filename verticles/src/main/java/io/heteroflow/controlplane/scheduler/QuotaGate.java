@@ -21,7 +21,8 @@ import java.util.Map;
  * {@code max_running}) is not placed, and waits with {@code QuotaExceeded} and the numbers, instead of being bound
  * and refused. Read once per round — only when some queue has a limit — and staged as the round places tasks.
  * The bind re-checks against PostgreSQL under a lock of the limited queues ({@code QuotaCheck}): this only avoids
- * the wasted work.
+ * the wasted work. The same read gives the round its {@link QueueShares} (guarantees against use, for reclaim) and
+ * the lenders a training task over its quota may borrow from ({@link Lending}).
  */
 final class QuotaGate {
   private final QueueStore queues;

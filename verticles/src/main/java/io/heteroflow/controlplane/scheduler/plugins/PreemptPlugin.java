@@ -33,7 +33,9 @@ import java.util.stream.Collectors;
  * ({@link VictimPlanner}), which the scheduler then carries out. A task nominated earlier keeps its nomination
  * and plans nothing new while its victims stop (once they have, a task that still finds no room plans again). As a
  * Filter it holds a nominated node for its preemptor: any other task of lower or equal priority is refused there,
- * so what the victims free goes to the preemptor.
+ * so what the victims free goes to the preemptor. A task whose queue is below its guarantee plans a reclaim first
+ * ({@link ReclaimPlanner}: borrowed capacity of queues over their guarantee, victims of any priority), and falls
+ * back to priority preemption only when no reclaim plan exists.
  */
 public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
   public static final String NAME = "preempt";
