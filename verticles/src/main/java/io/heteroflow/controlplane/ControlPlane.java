@@ -4,6 +4,7 @@ import io.heteroflow.controlplane.api.ApiRouter;
 import io.heteroflow.controlplane.api.ApiVerticle;
 import io.heteroflow.controlplane.cluster.Leadership;
 import io.heteroflow.controlplane.cluster.LeadershipVerticle;
+import io.heteroflow.controlplane.cluster.BorrowPatrolVerticle;
 import io.heteroflow.controlplane.cluster.PreemptWatchdogVerticle;
 import io.heteroflow.controlplane.cluster.RecoveryVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
@@ -132,7 +133,9 @@ public final class ControlPlane {
                     GAUGE_REFRESH_MS)),
                 vertx.deployVerticle(new RecoveryVerticle(stores.tasks(), leadership, options.recoveryMs(), 4 * grace)),
                 vertx.deployVerticle(new PreemptWatchdogVerticle(stores.tasks(), leadership, metrics,
-                    PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.TIMEOUT_SECONDS)))))
+                    PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.TIMEOUT_SECONDS)),
+                vertx.deployVerticle(new BorrowPatrolVerticle(stores.queues(), leadership,
+                    BorrowPatrolVerticle.PERIOD_MS, config.queueing().borrowIdleSeconds())))))
             .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
                 api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
             .map(leader -> {

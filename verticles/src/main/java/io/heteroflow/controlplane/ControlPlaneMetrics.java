@@ -77,6 +77,12 @@ public final class ControlPlaneMetrics {
         .tag("result", result).register(registry).increment(count);
   }
 
+  /** {@code heteroflow_queue_reclaims_total{queue}}: reclaim plans carried out for a queue below its guarantee. */
+  public void reclaim(String queue) {
+    Counter.builder("heteroflow_queue_reclaims").description("reclaims of borrowed capacity carried out, by the"
+        + " queue that takes it back").tag("queue", queue).register(registry).increment();
+  }
+
   /**
    * {@code heteroflow_groups_total{result}}: task groups by what a round or their lifecycle did with them (placed,
    * incomplete, rolled_back, restarted, succeeded, failed, stopped).

@@ -60,15 +60,17 @@ final class QueueRoutes {
 
   private Future<Reply> list(RoutingContext ctx) {
     Principal principal = Http.principal(ctx);
-    return Future.all(queues.list(), queues.usage()).map(all -> {
+    return Future.all(queues.list(), queues.usage(), queues.borrowing()).map(all -> {
       List<QueueRecord> tree = all.resultAt(0);
       Map<String, QueueStore.Usage> own = all.resultAt(1);
+      QueueStore.Borrowing borrowing = all.resultAt(2);
       Set<String> usable = QueueResolver.usable(tree, principal);
       JsonArray items = new JsonArray();
       for (QueueRecord queue : tree) {
         if (usable.contains(queue.name())) {
           items.add(view(queue, own.getOrDefault(queue.name(), QueueStore.Usage.NONE), QueueResolver.subtree(queue.name(),
-              tree, own)));
+              tree, own)).put("borrowed", round(borrowing.borrowed().getOrDefault(queue.name(), 0.0)))
+              .put("lent", round(borrowing.lent().getOrDefault(queue.name(), 0.0))));
         }
       }
       return Reply.ok(new JsonObject().put("items", items).put("count", items.size()));

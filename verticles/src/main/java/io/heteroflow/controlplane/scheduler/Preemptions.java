@@ -45,6 +45,7 @@ final class Preemptions {
   private final SchedulingPipeline pipeline;
   private final Leadership leadership;
   private final ControlPlaneMetrics metrics;
+  private final Reclaims reclaims = new Reclaims();
 
   Preemptions(Vertx vertx, PreemptionStore store, TaskStore tasks, SchedulingPipeline pipeline, Leadership leadership,
               ControlPlaneMetrics metrics) {
@@ -65,7 +66,8 @@ final class Preemptions {
     }
     int highest = wanted.stream().mapToInt(TaskRequest::priority).max().orElse(0);
     Set<UUID> again = wanted.stream().map(TaskRequest::id).collect(Collectors.toSet());
-    return store.occupants(highest).compose(read -> vertx.executeBlocking(() -> {
+    Set<String> reclaimFrom = reclaims.note(decided, again, occupants.shares());
+    return store.occupants(highest, reclaimFrom).compose(read -> vertx.executeBlocking(() -> {
       occupants.fill(read);
       List<Decided> replanned = new ArrayList<>(decided.size());
       for (Decided each : decided) {
@@ -80,6 +82,7 @@ final class Preemptions {
         } else if (decision.nominates() && !decision.victims().isEmpty()) {
           snapshot.nominate(new Nomination(each.task().id(), each.task().priority(), decision.nominatedNodeId(),
               decision.plan(), true), decision.victims());
+          reclaims.staged(each, decision, snapshot, occupants);
         } else if (!decision.nominates()) {
           decision = Decision.unschedulable(decision.code(), decision.message() + NONE_SUFFICIENT);
         }
@@ -109,11 +112,14 @@ final class Preemptions {
     if (fence == null) {
       return Future.succeededFuture(false);
     }
-    PreemptionStore.Plan plan = new PreemptionStore.Plan(id, decided.task().priority(), decision.nominatedNodeId(),
-        decision.victims(), decision.plan());
+    PreemptionStore.Plan plan = reclaims.plan(decided, new PreemptionStore.Plan(id, decided.task().priority(),
+        decision.nominatedNodeId(), decision.victims(), decision.plan()));
     return store.preemptOn(plan, PreemptWatchdogVerticle.TIMEOUT_SECONDS, fence).compose(done -> switch (done.outcome()) {
       case PREEMPTED -> {
         metrics.preemptions("planned", 1);
+        if (plan.reclaim()) {
+          metrics.reclaim(plan.reclaimQueue());
+        }
         metrics.preemptionVictims(plan.victims().size());
         done.victimNodes().forEach((victim, node) -> vertx.eventBus().send(BusAddresses.agentStop(node),
             new Stop(victim).toJson()));

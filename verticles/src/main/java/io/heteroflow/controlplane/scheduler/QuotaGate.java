@@ -7,6 +7,10 @@ import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.store.QueueRecord;
 import io.heteroflow.controlplane.store.QueueStore;
 import io.vertx.core.Future;
+import io.heteroflow.controlplane.config.QueueingConfig;
+import io.heteroflow.controlplane.scheduler.framework.QueueShares;
+import io.heteroflow.controlplane.store.TaskRecord;
+import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,31 +21,42 @@ import java.util.Map;
  * {@code max_running}) is not placed, and waits with {@code QuotaExceeded} and the numbers, instead of being bound
  * and refused. Read once per round — only when some queue has a limit — and staged as the round places tasks.
  * The bind re-checks against PostgreSQL under a lock of the limited queues ({@code QuotaCheck}): this only avoids
- * the wasted work. {@code POST /api/v1/tasks/explain} asks a fresh one the same questions, so it answers with the
- * scheduler's words.
+ * the wasted work. The same read gives the round its {@link QueueShares} (guarantees against use, for reclaim) and
+ * the lenders a training task over its quota may borrow from ({@link Lending}). {@code POST /api/v1/tasks/explain}
+ * asks a fresh one the same questions, so it answers with the scheduler's words.
  */
 public final class QuotaGate {
   private final QueueStore queues;
+  private final Lending lending;
   private Map<String, QueueRecord> byName = Map.of();
   private Map<String, Double> factors = Map.of();
   /** Per limited queue: its subtree's GPU-equivalents and active tasks, staged as the round places tasks. */
   private final Map<String, double[]> use = new HashMap<>();
+  private QueueShares shares = QueueShares.NONE;
 
-  public QuotaGate(QueueStore queues) {
+  public QuotaGate(QueueStore queues, QueueingConfig queueing, Clock clock) {
     this.queues = queues;
+    this.lending = new Lending(queueing, clock);
   }
 
-  /** Brings the view up to date for a round. */
+  public QuotaGate(QueueStore queues) {
+    this(queues, QueueingConfig.DEFAULTS, Clock.systemUTC());
+  }
+
+  /** Brings the view up to date for a round: the limits, and the guarantees reclaim and training borrow use. */
   public Future<Void> read() {
     return queues.list().compose(tree -> {
       Map<String, QueueRecord> named = new HashMap<>();
       tree.forEach(queue -> named.put(queue.name(), queue));
       byName = named;
       use.clear();
-      if (tree.stream().noneMatch(QueueRecord::limits)) {
+      shares = QueueShares.NONE;
+      lending.clear();
+      boolean guarantees = tree.stream().anyMatch(queue -> queue.parent() != null && queue.guaranteed() > 0);
+      if (tree.stream().noneMatch(QueueRecord::limits) && !guarantees) {
         return Future.succeededFuture();
       }
-      return Future.all(queues.usage(), queues.gpuEquivalents()).map(all -> {
+      return Future.all(queues.usage(), queues.gpuEquivalents(), queues.borrowing()).map(all -> {
         Map<String, QueueStore.Usage> own = all.resultAt(0);
         factors = all.resultAt(1);
         tree.stream().filter(QueueRecord::limits).forEach(queue -> use.put(queue.name(), new double[2]));
@@ -49,9 +64,82 @@ public final class QuotaGate {
           use.get(limited.name())[0] += usage.gpuEq();
           use.get(limited.name())[1] += usage.active();
         }));
+        Map<String, String> parents = new HashMap<>();
+        Map<String, Double> guaranteed = new HashMap<>();
+        Map<String, Double> charged = new HashMap<>();
+        tree.forEach(queue -> {
+          parents.put(queue.name(), queue.parent());
+          guaranteed.put(queue.name(), queue.guaranteed());
+        });
+        own.forEach((queue, usage) -> charged.put(queue, usage.gpuEq()));
+        shares = guarantees ? new QueueShares(parents, guaranteed, charged, factors) : QueueShares.NONE;
+        if (!use.isEmpty() && guarantees) {
+          lending.read(tree, shares, all.resultAt(2));
+        }
         return null;
       }).mapEmpty();
     });
+  }
+
+  /** The round's guarantees against use, for reclaim ({@link QueueShares#NONE} when no queue has a guarantee). */
+  QueueShares shares() {
+    return shares;
+  }
+
+  /** {@link #blocked(String, int)} for a task; a training task its own quota refuses may borrow instead. */
+  String blocked(TaskRecord task) {
+    String blocked = blocked(task.queue(), task.gpuRequired());
+    if (blocked == null || !"training".equals(task.type()) || overRunning(task.queue(), 1) != null) {
+      return blocked;
+    }
+    double cheapest = factors.values().stream().mapToDouble(Double::doubleValue).min().orElse(1.0);
+    return lending.lender(task.queue(), task.gpuRequired() * Math.min(1.0, cheapest), this::related) == null
+        ? blocked : null;
+  }
+
+  /**
+   * {@link #admit(String, Decision, Snapshot)} for a task: a training task its own quota refuses for
+   * GPU-equivalents is admitted on a lender's idle guarantee when one has room (staged there; the bind picks the
+   * lender under lock).
+   */
+  String admit(TaskRecord task, Decision placed, Snapshot snapshot) {
+    double need = need(placed, snapshot);
+    String over = admit(task.queue(), need, 1);
+    if (over == null || !"training".equals(task.type()) || overRunning(task.queue(), 1) != null) {
+      return over;
+    }
+    String lender = lending.lender(task.queue(), need, this::related);
+    if (lender == null) {
+      return over;
+    }
+    lending.lend(lender, need);
+    chain(task.queue(), limited -> use.get(limited.name())[1] += 1);
+    return null;
+  }
+
+  /** Whether one of the two queues is the other or above it. */
+  private boolean related(String a, String b) {
+    for (QueueRecord up = byName.get(a); up != null; up = up.parent() == null ? null : byName.get(up.parent())) {
+      if (up.name().equals(b)) {
+        return true;
+      }
+    }
+    for (QueueRecord up = byName.get(b); up != null; up = up.parent() == null ? null : byName.get(up.parent())) {
+      if (up.name().equals(a)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private String overRunning(String queue, int tasks) {
+    String[] why = new String[1];
+    chain(queue, limited -> {
+      if (why[0] == null && limited.maxRunning() != null && use.get(limited.name())[1] + tasks > limited.maxRunning()) {
+        why[0] = "queue " + path(limited) + " runs at most " + limited.maxRunning() + " tasks";
+      }
+    });
+    return why[0];
   }
 
   /** Why a task of {@code queue} needing at least {@code cards} cards cannot start now; null when it may try. */

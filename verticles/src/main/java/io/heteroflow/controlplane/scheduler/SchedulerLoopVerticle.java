@@ -94,7 +94,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     this.pluginConfigs = pluginConfigs;
     this.preemptionStore = preemptionStore;
     this.groupStore = groupStore;
-    this.quotas = new QuotaGate(queueStore);
+    this.quotas = new QuotaGate(queueStore, queueing, clock);
     this.fairShare = new FairShareOrder(queueStore, planStore);
     this.reserving = new Reserving(planStore, pipeline, clock, Duration.ofSeconds(queueing.reserveAfterSeconds()));
     this.registry = registry;
@@ -223,17 +223,19 @@ public final class SchedulerLoopVerticle extends VerticleBase {
    * dearer card model) is not staged.
    */
   private Decision decide(TaskRecord task, TaskRequest request, Snapshot snapshot, PluginSet plugins) {
-    String blocked = quotas.blocked(task.queue(), task.gpuRequired());
+    String blocked = quotas.blocked(task);
     if (blocked != null) {
       return Decision.unschedulable(ReasonCode.QuotaExceeded, blocked);
     }
     Decision decision = pipeline.decide(request, snapshot, plugins);
     if (decision.isPlaced()) {
-      String over = quotas.admit(task.queue(), decision, snapshot);
+      String over = quotas.admit(task, decision, snapshot);
       if (over != null) {
         return Decision.unschedulable(ReasonCode.QuotaExceeded, over);
       }
-      if (snapshot.reservations().heldForOthers(decision.nodeId(), task.id())) { metrics.backfilled(task.queue()); }
+      if (snapshot.reservations().heldForOthers(decision.nodeId(), task.id())) {
+        metrics.backfilled(task.queue()); // it starts beside a reservation of work ahead of it
+      }
       snapshot.assume(request, decision);
       reserving.staged(request, decision);
     }
@@ -278,7 +280,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
    */
   private Future<Void> scheduleAll(List<TaskRecord> tasks, List<GangScheduling.Gang> groups, Snapshot snapshot,
                                    PluginSet plugins) {
-    snapshot.occupants().begin(clock.instant());
+    snapshot.occupants().begin(clock.instant(), quotas.shares());
     List<GangScheduling.Gang> decidedGroups = new ArrayList<>();
     List<UUID> order = new ArrayList<>();
     return vertx.executeBlocking(() -> {

@@ -1,5 +1,6 @@
 package io.heteroflow.controlplane.store;
 
+import io.heteroflow.controlplane.config.QueueingConfig;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.ShardAssignment;
@@ -40,9 +41,11 @@ public final class BatchBindStore {
   private final Pool pool;
   private final BindChecks checks;
   private final BindStore single;
+  private final QueueingConfig queueing;
 
   public BatchBindStore(Pool pool, SchedulerConfig config, BindStore single) {
     this.pool = pool;
+    this.queueing = config.queueing();
     this.checks = new BindChecks(config);
     this.single = single;
   }
@@ -115,7 +118,8 @@ public final class BatchBindStore {
           });
           return live;
         })
-        .compose(live -> QuotaCheck.read(conn, chains.result()).map(quota -> {
+        .compose(live -> QuotaCheck.read(conn, chains.result(), queueing, live.tasks.values().stream()
+            .anyMatch(task -> "training".equals(task.getString("type")))).map(quota -> {
           live.quota = quota;
           return live;
         }))
@@ -178,8 +182,9 @@ public final class BatchBindStore {
     }
   }
 
+  /** An admitted request; {@code borrowedFrom}: the lender whose idle guarantee a training task binds on. */
   private record Admitted(Request request, String tenant, double cpuCores, long memoryMb, Integer port,
-                          int masterPort) {
+                          int masterPort, String borrowedFrom) {
   }
 
   private static String cardKey(String nodeId, int index) {
@@ -225,7 +230,8 @@ public final class BatchBindStore {
     }
     Integer port = "inference".equals(task.getString("type")) ? checks.freePort(nodeId, live.ports(nodeId)) : null;
     int masterPort = checks.freeMasterPort(nodeId, live.ports(nodeId));
-    live.quota.admit(task.getString("queue"), gpuEquivalents(request, live));
+    String borrowedFrom = live.quota.admit(task.getString("queue"), task.getString("type"),
+        gpuEquivalents(request, live));
     // every check passed: stage the request so the ones after it see it
     node.gpuUsed += cards;
     node.cpuAllocated += cpu;
@@ -239,7 +245,7 @@ public final class BatchBindStore {
       live.ports(nodeId).add(port);
     }
     live.ports(nodeId).add(masterPort);
-    return new Admitted(request, tenant, cpu, memoryMb, port, masterPort);
+    return new Admitted(request, tenant, cpu, memoryMb, port, masterPort, borrowedFrom);
   }
 
   /** What the request holds in GPU-equivalents: each whole card its model's factor, a shard its memory's share. */
@@ -271,6 +277,7 @@ public final class BatchBindStore {
     Integer[] masterPorts = new Integer[n];
     String[] shards = new String[n];
     String[] messages = new String[n];
+    String[] lenders = new String[n];
     AllocationRows allocations = new AllocationRows();
     Set<String> touched = new TreeSet<>();
     List<String> ledgerNodes = new ArrayList<>();
@@ -284,6 +291,7 @@ public final class BatchBindStore {
       indices[i] = request.gpuIndices().toString().replace('[', '{').replace(']', '}');
       ports[i] = one.port();
       masterPorts[i] = one.masterPort();
+      lenders[i] = one.borrowedFrom();
       shards[i] = request.shard() == null ? null : request.shard().toWire().toJson().encode();
       messages[i] = BindChecks.boundMessage(request.nodeId(), request.gpuIndices(), request.shard(), one.port());
       allocations.add(request, one.tenant());
@@ -296,7 +304,7 @@ public final class BatchBindStore {
     }
     Tuple cas = Tuple.tuple().addArrayOfUUID(ids).addArrayOfString(nodes).addArrayOfString(indices)
         .addArrayOfInteger(ports).addArrayOfString(shards).addLong(fence == null ? null : fence.term())
-        .addArrayOfInteger(masterPorts);
+        .addArrayOfInteger(masterPorts).addArrayOfString(lenders);
     // the writes go out pipelined too; a count that does not match rolls everything back. The task CAS goes
     // last: it stamps scheduled_at from the clock, so the stamp includes all the bind's work but the commit
     Future<RowSet<Row>> allocated = conn.preparedQuery(Sql.BATCH_INSERT_ALLOCATIONS).execute(allocations.tuple());

@@ -33,7 +33,20 @@ public final class PreemptionStore {
   }
 
   /** A plan to carry out: the preemptor, its node, its victims, and the plan in words for the ledger. */
-  public record Plan(UUID preemptor, int priority, String nodeId, List<UUID> victims, String description) {
+  /**
+   * A plan to carry out: the preemptor, its node, its victims, and the plan in words for the ledger; a reclaim
+   * (SPEC §13) names the preemptor's queue and what it needs in GPU-eq ({@code reclaimQueue} null: an ordinary
+   * preemption, victims of lower priority only).
+   */
+  public record Plan(UUID preemptor, int priority, String nodeId, List<UUID> victims, String description,
+                     String reclaimQueue, double reclaimNeed) {
+    public Plan(UUID preemptor, int priority, String nodeId, List<UUID> victims, String description) {
+      this(preemptor, priority, nodeId, victims, description, null, 0);
+    }
+
+    public boolean reclaim() {
+      return reclaimQueue != null;
+    }
   }
 
   public enum Outcome {
@@ -50,7 +63,17 @@ public final class PreemptionStore {
    * inference) below {@code belowPriority}; which of them a plan may take is the planner's to say.
    */
   public Future<Map<String, List<Occupant>>> occupants(int belowPriority) {
-    return pool.preparedQuery(Sql.PREEMPTION_OCCUPANTS).execute(Tuple.of(belowPriority)).map(rows -> {
+    return occupants(belowPriority, List.of());
+  }
+
+  /**
+   * {@link #occupants(int)}, with the nodes holding a possible victim of any priority in {@code reclaimFrom} (the
+   * queues over their guarantee, when a task may reclaim, SPEC §13).
+   */
+  public Future<Map<String, List<Occupant>>> occupants(int belowPriority, java.util.Collection<String> reclaimFrom) {
+    // Tuple.tuple(), not Tuple.of: an array given to Tuple.of(Object, Object...) would be spread as its elements
+    return pool.preparedQuery(Sql.PREEMPTION_OCCUPANTS).execute(Tuple.tuple().addInteger(belowPriority)
+        .addArrayOfString(reclaimFrom.toArray(new String[0]))).map(rows -> {
       Map<String, List<Occupant>> byNode = new HashMap<>();
       for (Row row : rows) {
         byNode.computeIfAbsent(row.getString("node_id"), k -> new ArrayList<>()).add(occupant(row));
@@ -67,7 +90,8 @@ public final class PreemptionStore {
         instant(row.getOffsetDateTime("created_at")), instant(row.getOffsetDateTime("started_at")),
         instant(row.getOffsetDateTime("last_checkpoint_at")), cards == null ? List.of() : List.of(cards),
         shard == null ? null : shard.cardIndex(), shard == null ? 0 : shard.memoryMb(), row.getDouble("cpu_cores"),
-        row.getLong("memory_mb"), row.getUUID("group_id"));
+        row.getLong("memory_mb"), row.getUUID("group_id"), row.getString("queue"),
+        row.getDouble("gpu_eq") == null ? 0.0 : row.getDouble("gpu_eq"));
   }
 
   private static java.time.Instant instant(OffsetDateTime at) {
@@ -109,10 +133,17 @@ public final class PreemptionStore {
   }
 
   private static Future<Preempted> preemptIn(SqlConnection conn, Plan plan, int watchdogSeconds) {
-    String victimMessage = "preempted by task " + plan.preemptor() + " (priority " + plan.priority() + "); plan: "
+    String victimMessage = (plan.reclaim() ? "reclaimed for queue " + plan.reclaimQueue() + ": " : "")
+        + "preempted by task " + plan.preemptor() + " (priority " + plan.priority() + "); plan: "
         + plan.description();
-    return conn.preparedQuery(Sql.CAS_PREEMPT_VICTIMS).execute(Tuple.of(plan.victims().toArray(new UUID[0]),
-        plan.nodeId(), plan.priority(), victimMessage)).compose(victims -> {
+    // a reclaim takes victims of any priority, so its guarantees are checked first, under the queues' locks
+    Future<Boolean> guarantees = plan.reclaim()
+        ? ReclaimCheck.holds(conn, plan.reclaimQueue(), plan.reclaimNeed(), plan.victims())
+        : Future.succeededFuture(true);
+    return guarantees.compose(holds -> holds ? Future.succeededFuture() : Future.failedFuture(new Stale()))
+        .compose(v -> conn.preparedQuery(plan.reclaim() ? Sql.CAS_RECLAIM_VICTIMS : Sql.CAS_PREEMPT_VICTIMS)
+        .execute(Tuple.of(plan.victims().toArray(new UUID[0]), plan.nodeId(), plan.priority(), victimMessage)))
+        .compose(victims -> {
           if (victims.size() != plan.victims().size()) {
             return Future.failedFuture(new Stale()); // rolls the other victims back: the plan holds as a whole
           }

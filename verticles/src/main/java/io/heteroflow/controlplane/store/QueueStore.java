@@ -6,6 +6,7 @@ import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -143,6 +144,45 @@ public final class QueueStore {
             .addArrayOfString(factors.keySet().toArray(new String[0]))
             .addArrayOfDouble(factors.values().toArray(new Double[0]))))
         .mapEmpty());
+  }
+
+  /**
+   * Training borrow (SPEC §14): since when each idle queue has been idle (the borrow patrol keeps it), and in
+   * GPU-equivalents what each queue's active training tasks hold on other queues' guarantees ({@code borrowed}, by
+   * borrowing queue) and what each lender has lent ({@code lent}, by lender).
+   */
+  public record Borrowing(Map<String, Instant> idleSince, Map<String, Double> borrowed, Map<String, Double> lent) {
+    public static final Borrowing NONE = new Borrowing(Map.of(), Map.of(), Map.of());
+  }
+
+  public Future<Borrowing> borrowing() {
+    Future<RowSet<Row>> idle = pool.query(Sql.IDLE_QUEUES).execute();
+    Future<RowSet<Row>> lending = pool.query(Sql.QUEUE_LENDING).execute();
+    return Future.all(idle, lending).map(all -> {
+      Map<String, Instant> since = new HashMap<>();
+      idle.result().forEach(row -> since.put(row.getString("name"), row.getOffsetDateTime("idle_since").toInstant()));
+      Map<String, Double> borrowed = new HashMap<>();
+      Map<String, Double> lent = new HashMap<>();
+      lending.result().forEach(row -> {
+        borrowed.merge(row.getString("queue"), row.getDouble("gpu_eq"), Double::sum);
+        lent.merge(row.getString("borrowed_from"), row.getDouble("gpu_eq"), Double::sum);
+      });
+      return new Borrowing(since, borrowed, lent);
+    });
+  }
+
+  /** The borrow patrol's pass: idle_since started or cleared as each queue's own use crossed its guarantee. */
+  public Future<Integer> markIdle() {
+    return pool.query(Sql.MARK_IDLE_QUEUES).execute().map(RowSet::rowCount);
+  }
+
+  /** Pending training tasks waiting on their quota while some queue has been idle {@code idleSeconds}. */
+  public Future<List<java.util.UUID>> trainingWaitingToBorrow(int idleSeconds) {
+    return pool.preparedQuery(Sql.TRAINING_WAITING_TO_BORROW).execute(Tuple.of(idleSeconds)).map(rows -> {
+      List<java.util.UUID> ids = new java.util.ArrayList<>();
+      rows.forEach(row -> ids.add(row.getUUID("id")));
+      return ids;
+    });
   }
 
   /** Each queue's own live use (not its descendants'). */

@@ -80,7 +80,7 @@ final class Sql {
   static final String CAS_BIND = "UPDATE tasks SET status = 'scheduled', version = version + 1, node_id = $2,"
       + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, reason_code = NULL, nominated_node = NULL,"
       + " nominated_until = NULL, nominated_victims = NULL,"
-      + " reason_message = NULL"
+      + " reason_message = NULL, borrowed_from = NULL"
       + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant, queue";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
       + " WHERE id = $1 AND status = 'pending'"
@@ -169,8 +169,9 @@ final class Sql {
       + " node_id = b.node_id, gpu_indices = b.gpu_indices::integer[], host_port = b.host_port,"
       + " master_port = b.master_port, shard = b.shard::jsonb, bound_term = $6::bigint,"
       + " scheduled_at = clock_timestamp(), reason_code = NULL, reason_message = NULL, nominated_node = NULL,"
-      + " nominated_until = NULL, nominated_victims = NULL FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $7::integer[])"
-      + " AS b(id, node_id, gpu_indices, host_port, shard, master_port) WHERE t.id = ANY($1) AND t.id = b.id"
+      + " nominated_until = NULL, nominated_victims = NULL, borrowed_from = b.borrowed_from"
+      + " FROM unnest($1::uuid[], $2::text[], $3::text[], $4::integer[], $5::text[], $7::integer[], $8::text[])"
+      + " AS b(id, node_id, gpu_indices, host_port, shard, master_port, borrowed_from) WHERE t.id = ANY($1) AND t.id = b.id"
       + " AND t.status = 'pending' RETURNING t.id";
   static final String BATCH_INSERT_ALLOCATIONS = "INSERT INTO allocations (task_id, node_id, gpu_index, kind,"
       + " memory_mb, tenant) SELECT * FROM unnest($1::uuid[], $2::text[], $3::integer[], $4::text[], $5::bigint[],"
@@ -358,9 +359,12 @@ final class Sql {
   // ---- preemption (PreemptionStore)
   /** Every active task on the nodes that hold a possible victim (scheduled or running) below priority $1. */
   static final String PREEMPTION_OCCUPANTS = "WITH candidate_nodes AS (SELECT DISTINCT node_id FROM tasks"
-      + " WHERE preemptible AND status IN ('scheduled', 'running') AND priority < $1"
+      + " WHERE preemptible AND status IN ('scheduled', 'running') AND (priority < $1 OR queue = ANY($2))"
       + " AND type NOT IN ('training', 'inference'))"
-      + " SELECT t.id, t.node_id, t.tenant, t.type, t.priority, t.group_id,"
+      + " SELECT t.id, t.node_id, t.tenant, t.type, t.priority, t.group_id, coalesce(t.borrowed_from, t.queue) AS queue,"
+      + " (SELECT " + Sql.ALLOCATION_GPU_EQ + " FROM allocations a JOIN cards c ON c.node_id = a.node_id"
+      + " AND c.gpu_index = a.gpu_index LEFT JOIN gpu_equivalents f ON f.model = c.model"
+      + " WHERE a.task_id = t.id AND a.active) AS gpu_eq,"
       + " t.preemptible AND (t.group_id IS NULL OR NOT EXISTS (SELECT 1 FROM tasks m WHERE m.group_id = t.group_id"
       + " AND m.group_attempt = t.group_attempt AND NOT (m.preemptible AND m.status IN ('scheduled', 'running'))))"
       + " AS preemptible, t.status, t.created_at, t.started_at,"
@@ -384,6 +388,17 @@ final class Sql {
       + " UPDATE tasks t SET status = 'preempting', version = t.version + 1, preempting_since = now(),"
       + " reason_code = 'Preempting', reason_message = $4 FROM before WHERE t.id = before.id"
       + " RETURNING t.id, t.node_id, before.status AS from_status, " + STOP_ALLOWANCE + " AS allowance";
+  /**
+   * {@link #CAS_PREEMPT_VICTIMS} for a reclaim (SPEC §13): the victims may have any priority — they hold borrowed
+   * capacity, and {@link ReclaimCheck} has checked the guarantees under the queues' locks in the same transaction.
+   */
+  static final String CAS_RECLAIM_VICTIMS = CAS_PREEMPT_VICTIMS.replace(" AND preemptible AND priority < $3",
+      " AND preemptible AND $3::integer IS NOT NULL");
+  /** What a reclaim plan's victims hold, in GPU-eq, by the queue their use is charged to. */
+  static final String RECLAIM_VICTIM_USE = "SELECT " + Sql.CHARGED_QUEUE + " AS queue, (SELECT " + Sql.ALLOCATION_GPU_EQ
+      + " FROM allocations a JOIN cards c ON c.node_id = a.node_id AND c.gpu_index = a.gpu_index"
+      + " LEFT JOIN gpu_equivalents f ON f.model = c.model WHERE a.task_id = t.id AND a.active) AS gpu_eq"
+      + " FROM tasks t WHERE t.id = ANY($1)";
   /** The preemptor, still pending, nominated to the node until $3 seconds from now. */
   static final String NOMINATE = "UPDATE tasks SET nominated_node = $2, nominated_until = now()"
       + " + make_interval(secs => $3), nominated_victims = $5, reason_code = 'PreemptionPending', reason_message = $4"
@@ -482,8 +497,10 @@ final class Sql {
       + " tenants, created_at, version";
   static final String QUEUES = "SELECT " + QUEUE_COLUMNS + " FROM queues ORDER BY created_at, name";
   static final String LOCK_QUEUES = "SELECT " + QUEUE_COLUMNS + " FROM queues ORDER BY name FOR UPDATE";
+  /** A new queue is empty: with a guarantee, it is idle from the start (the borrow patrol keeps it after). */
   static final String INSERT_QUEUE = "INSERT INTO queues (name, parent, weight, guaranteed, max_gpu_eq,"
-      + " max_cards_per_task, max_running, tenants) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+      + " max_cards_per_task, max_running, tenants, idle_since) VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
+      + " CASE WHEN $4::float8 > 0 THEN now() END)"
       + " ON CONFLICT (name) DO NOTHING RETURNING " + QUEUE_COLUMNS;
   static final String UPDATE_QUEUE = "UPDATE queues SET parent = $2, weight = $3, guaranteed = $4, max_gpu_eq = $5,"
       + " max_cards_per_task = $6, max_running = $7, tenants = $8, version = version + 1 WHERE name = $1"
@@ -507,8 +524,35 @@ final class Sql {
   private static final String ALLOCATIONS_WITH_FACTORS = " JOIN allocations a ON a.task_id = t.id AND a.active"
       + " JOIN cards c ON c.node_id = a.node_id AND c.gpu_index = a.gpu_index"
       + " LEFT JOIN gpu_equivalents f ON f.model = c.model";
-  static final String QUEUE_USAGE = "SELECT t.queue, " + ALLOCATION_GPU_EQ + " FROM tasks t" + ALLOCATIONS_WITH_FACTORS
-      + " GROUP BY t.queue";
+  /**
+   * The queue a task's GPU-equivalents are charged to: its lender's while it runs on borrowed capacity (training
+   * borrow, V15), else its own.
+   */
+  static final String CHARGED_QUEUE = "coalesce(t.borrowed_from, t.queue)";
+  static final String QUEUE_USAGE = "SELECT " + CHARGED_QUEUE + " AS queue, " + ALLOCATION_GPU_EQ + " FROM tasks t"
+      + ALLOCATIONS_WITH_FACTORS + " GROUP BY 1";
+  static final String IDLE_QUEUES = "SELECT name, idle_since FROM queues WHERE idle_since IS NOT NULL";
+  /** Training borrow in GPU-eq: per borrowing queue and lender, the active tasks' use (GET /api/v1/queues). */
+  static final String QUEUE_LENDING = "SELECT t.queue, t.borrowed_from, " + ALLOCATION_GPU_EQ + " FROM tasks t"
+      + ALLOCATIONS_WITH_FACTORS + " WHERE t.borrowed_from IS NOT NULL GROUP BY t.queue, t.borrowed_from";
+  /**
+   * The borrow patrol: every queue but root whose subtree's own use (lent capacity aside) is below its guarantee
+   * keeps (or starts) its idle_since; every other loses it. RETURNING the rows it changed.
+   */
+  static final String MARK_IDLE_QUEUES = "WITH RECURSIVE down(name, top) AS (SELECT name, name FROM queues"
+      + " UNION ALL SELECT q.name, d.top FROM queues q JOIN down d ON q.parent = d.name),"
+      + " own AS (SELECT t.queue, " + ALLOCATION_GPU_EQ + " FROM tasks t" + ALLOCATIONS_WITH_FACTORS
+      + " WHERE t.borrowed_from IS NULL GROUP BY t.queue),"
+      + " sub AS (SELECT d.top AS name, coalesce(sum(o.gpu_eq), 0) AS gpu_eq FROM down d LEFT JOIN own o"
+      + " ON o.queue = d.name GROUP BY d.top),"
+      + " target AS (SELECT q.name, CASE WHEN q.name <> 'root' AND q.guaranteed > 0 AND s.gpu_eq < q.guaranteed - 1e-9"
+      + " THEN coalesce(q.idle_since, now()) END AS idle_since FROM queues q JOIN sub s ON s.name = q.name)"
+      + " UPDATE queues q SET idle_since = target.idle_since FROM target WHERE q.name = target.name"
+      + " AND q.idle_since IS DISTINCT FROM target.idle_since RETURNING q.name, q.idle_since";
+  /** Training tasks waiting on their queue's quota that a lender idle long enough ($1 seconds) might take. */
+  static final String TRAINING_WAITING_TO_BORROW = "SELECT id FROM tasks WHERE status = 'pending' AND type = 'training'"
+      + " AND reason_code = 'QuotaExceeded' AND EXISTS (SELECT 1 FROM queues l WHERE l.idle_since"
+      + " <= now() - make_interval(secs => $1) AND l.name <> tasks.queue) ORDER BY priority DESC, created_at LIMIT 1000";
   static final String QUEUE_COUNTS = "SELECT queue, count(*) FILTER (WHERE status IN " + ACTIVE_STATES + ") AS active,"
       + " count(*) FILTER (WHERE status = 'pending') AS pending, count(*) FILTER (WHERE status = 'running') AS running"
       + " FROM tasks"
@@ -517,14 +561,31 @@ final class Sql {
   /** The queues of these tasks and all their ancestors, with their limits (QuotaCheck). */
   static final String QUEUE_CHAINS = "WITH RECURSIVE up(name) AS (SELECT DISTINCT queue FROM tasks WHERE id = ANY($1)"
       + " UNION SELECT q.parent FROM queues q JOIN up ON q.name = up.name WHERE q.parent IS NOT NULL)"
-      + " SELECT q.name, q.parent, q.max_gpu_eq, q.max_running FROM queues q JOIN up ON up.name = q.name";
+      + " SELECT q.name, q.parent, q.max_gpu_eq, q.max_running, q.idle_since IS NOT NULL AS lending"
+      + " FROM queues q JOIN up ON up.name = q.name";
+  /** The queues a training task over its quota may borrow from: idle at least $1 seconds (not locked yet). */
+  static final String LENDER_CANDIDATES = "SELECT name FROM queues WHERE guaranteed > 0 AND name <> 'root'"
+      + " AND idle_since <= now() - make_interval(secs => $1)";
+  /** The quota's queues locked in name order, with whether each has been idle at least $2 seconds. */
+  static final String LOCK_QUOTA_QUEUES = "SELECT name, guaranteed, idle_since IS NOT NULL"
+      + " AND idle_since <= now() - make_interval(secs => $2) AS idle FROM queues WHERE name = ANY($1)"
+      + " ORDER BY name FOR UPDATE";
+  /** Each queue's own use in GPU-eq, lent capacity aside: what is left of its guarantee to lend. */
+  static final String QUEUE_OWN_USAGE_OF = "SELECT t.queue, " + ALLOCATION_GPU_EQ + " FROM tasks t"
+      + ALLOCATIONS_WITH_FACTORS + " WHERE t.queue = ANY($1) AND t.borrowed_from IS NULL AND t.status IN "
+      + ACTIVE_STATES + " GROUP BY t.queue";
+  /** What each lender has lent: its borrowers' use in GPU-eq. */
+  static final String QUEUE_LENT_OF = "SELECT t.borrowed_from AS queue, " + ALLOCATION_GPU_EQ + " FROM tasks t"
+      + ALLOCATIONS_WITH_FACTORS + " WHERE t.borrowed_from = ANY($1) AND t.status IN " + ACTIVE_STATES
+      + " GROUP BY t.borrowed_from";
   static final String LOCK_QUEUES_NAMED = "SELECT name FROM queues WHERE name = ANY($1) ORDER BY name FOR UPDATE";
   /** Every queue below each of $1 (itself included), as (queue, top) pairs. */
   static final String QUEUE_SUBTREES = "WITH RECURSIVE down(name, top) AS (SELECT name, name FROM queues"
       + " WHERE name = ANY($1) UNION ALL SELECT q.name, d.top FROM queues q JOIN down d ON q.parent = d.name)"
       + " SELECT name, top FROM down";
-  static final String QUEUE_USAGE_OF = "SELECT t.queue, " + ALLOCATION_GPU_EQ + " FROM tasks t"
-      + ALLOCATIONS_WITH_FACTORS + " WHERE t.queue = ANY($1) AND t.status IN " + ACTIVE_STATES + " GROUP BY t.queue";
+  static final String QUEUE_USAGE_OF = "SELECT " + CHARGED_QUEUE + " AS queue, " + ALLOCATION_GPU_EQ + " FROM tasks t"
+      + ALLOCATIONS_WITH_FACTORS + " WHERE " + CHARGED_QUEUE + " = ANY($1) AND t.status IN " + ACTIVE_STATES
+      + " GROUP BY 1";
   static final String QUEUE_ACTIVE_OF = "SELECT queue, count(*) AS active FROM tasks WHERE queue = ANY($1)"
       + " AND status IN " + ACTIVE_STATES + " GROUP BY queue";
 

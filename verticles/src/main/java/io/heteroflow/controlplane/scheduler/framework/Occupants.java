@@ -22,6 +22,7 @@ import java.util.UUID;
 public final class Occupants {
   private Map<String, List<Occupant>> byNode;
   private Instant now;
+  private QueueShares shares = QueueShares.NONE;
   private final Map<UUID, TaskRequest> wanted = new LinkedHashMap<>();
   /** The nodes each task group's members run on, among the occupants read. */
   private final Map<UUID, Set<String>> gangNodes = new HashMap<>();
@@ -40,13 +41,33 @@ public final class Occupants {
 
   /** A round begins at {@code roundTime}, nothing read yet. */
   public void begin(Instant roundTime) {
+    begin(roundTime, QueueShares.NONE);
+  }
+
+  /** A round begins, with the queues' guarantees against their use (for reclaim). */
+  public void begin(Instant roundTime, QueueShares queueShares) {
     clear();
     now = roundTime;
+    shares = queueShares;
+  }
+
+  /** The round's queue shares ({@link QueueShares#NONE} when no queue has a guarantee). */
+  public QueueShares shares() {
+    return shares;
   }
 
   /** The active tasks on {@code nodeId} (empty when none, or not read). */
   public List<Occupant> on(String nodeId) {
     return byNode == null ? List.of() : byNode.getOrDefault(nodeId, List.of());
+  }
+
+  /** The occupants read whose task is among {@code ids}, on any node. */
+  public List<Occupant> among(Set<UUID> ids) {
+    List<Occupant> found = new ArrayList<>();
+    if (byNode != null) {
+      byNode.values().forEach(tasks -> tasks.stream().filter(task -> ids.contains(task.taskId())).forEach(found::add));
+    }
+    return found;
   }
 
   /** A PostFilter plugin needs them to plan for {@code task}: the round reads them and decides it again. */

@@ -107,7 +107,7 @@ public final class Snapshot {
 
   /**
    * The nomination that holds {@code nodeId} against {@code task}: another task's, of priority at least the
-   * task's; null when none does.
+   * task's, or a reclaim's (any priority); null when none does.
    */
   public Nomination holding(String nodeId, TaskRequest task) {
     List<Nomination> nominated = nominationsByNode.get(nodeId);
@@ -116,7 +116,8 @@ public final class Snapshot {
     }
     Nomination holder = null;
     for (Nomination nomination : nominated) {
-      if (nomination.priority() >= task.priority() && !nomination.taskId().equals(task.id())
+      boolean holds = nomination.priority() >= task.priority() || nomination.reclaim();
+      if (holds && !nomination.taskId().equals(task.id())
           && (holder == null || nomination.priority() > holder.priority())) {
         holder = nomination;
       }

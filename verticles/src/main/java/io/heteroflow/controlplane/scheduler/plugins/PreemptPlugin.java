@@ -9,17 +9,20 @@ import io.heteroflow.controlplane.scheduler.framework.Occupants;
 import io.heteroflow.controlplane.scheduler.framework.PluginDefinition;
 import io.heteroflow.controlplane.scheduler.framework.PluginSetting;
 import io.heteroflow.controlplane.scheduler.framework.PostFilterPlugin;
+import io.heteroflow.controlplane.scheduler.framework.QueueShares;
 import io.heteroflow.controlplane.scheduler.framework.ReasonCode;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.framework.Status;
 import io.heteroflow.controlplane.scheduler.framework.TaskRequest;
 import io.heteroflow.controlplane.scheduler.preemption.PlanMemo;
 import io.heteroflow.controlplane.scheduler.preemption.PreemptionRules;
+import io.heteroflow.controlplane.scheduler.preemption.ReclaimPlanner;
 import io.heteroflow.controlplane.scheduler.preemption.VictimPlanner;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -30,7 +33,9 @@ import java.util.stream.Collectors;
  * ({@link VictimPlanner}), which the scheduler then carries out. A task nominated earlier keeps its nomination
  * and plans nothing new while its victims stop (once they have, a task that still finds no room plans again). As a
  * Filter it holds a nominated node for its preemptor: any other task of lower or equal priority is refused there,
- * so what the victims free goes to the preemptor.
+ * so what the victims free goes to the preemptor. A task whose queue is below its guarantee plans a reclaim first
+ * ({@link ReclaimPlanner}: borrowed capacity of queues over their guarantee, victims of any priority), and falls
+ * back to priority preemption only when no reclaim plan exists.
  */
 public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
   public static final String NAME = "preempt";
@@ -90,11 +95,31 @@ public final class PreemptPlugin implements FilterPlugin, PostFilterPlugin {
         candidates.add(nodeId);
       }
     }
+    // a task within its queue's guarantee takes back borrowed capacity first, whatever its holders' priority
+    String queue = occupants.shares().queueOf(task.id());
+    if (queue != null && occupants.shares().mayReclaim(queue, 0)) {
+      Optional<VictimPlanner.NodePlan> reclaim = ReclaimPlanner.plan(task, queue, snapshot, occupants, candidates,
+          refusals::passes, rules);
+      if (reclaim.isPresent()) {
+        return Result.preempt(reclaim.get().node().id(), reclaim.get().all().stream().map(Occupant::taskId).toList(),
+            describeReclaim(queue, reclaim.get(), occupants.shares()));
+      }
+    }
     return occupants.roundMemo(PLANS, PlanMemo::new).best(task, snapshot, occupants, candidates, refusals::passes,
             rules)
         .map(plan -> Result.preempt(plan.node().id(), plan.all().stream().map(Occupant::taskId).toList(),
             describe(plan)))
         .orElse(Result.none());
+  }
+
+  /** A reclaim plan in words: whose guarantee it restores, each victim's queue and how far over its share. */
+  static String describeReclaim(String queue, VictimPlanner.NodePlan plan, QueueShares shares) {
+    String queues = plan.all().stream().map(Occupant::queue).distinct().sorted()
+        .map(victim -> String.format(Locale.ROOT, "%s (uses %.1f of its %.1f guaranteed GPU-eq)", victim,
+            shares.use(victim), shares.guaranteed(victim)))
+        .collect(Collectors.joining(", "));
+    return String.format(Locale.ROOT, "%s%s (uses %.1f of its %.1f guaranteed GPU-eq): borrowed capacity of %s; %s",
+        ReclaimPlanner.PREFIX, queue, shares.use(queue), shares.guaranteed(queue), queues, describe(plan));
   }
 
   /** The plan in words, for the ledger: the node, each victim and what they free together. */

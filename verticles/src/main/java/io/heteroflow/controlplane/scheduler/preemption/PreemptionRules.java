@@ -52,8 +52,16 @@ public record PreemptionRules(String stage, Duration minRuntime, Duration waitBe
 
   /** All four rules of SPEC §6 and the protected runtime: may {@code victim} make room for a task of this priority? */
   public boolean isCandidate(Occupant victim, int preemptorPriority, Instant now) {
+    return victim.priority() < preemptorPriority && mayBeVictim(victim, now);
+  }
+
+  /**
+   * Every rule but priority: not training or inference, preemptible, in a stage that may be preempted, past its
+   * protected runtime. Reclaim (SPEC §13) takes borrowed capacity whatever its holder's priority.
+   */
+  public boolean mayBeVictim(Occupant victim, Instant now) {
     if ("training".equals(victim.type()) || "inference".equals(victim.type()) || !victim.preemptible()
-        || victim.priority() >= preemptorPriority || !stages().contains(victim.status())) {
+        || !stages().contains(victim.status())) {
       return false;
     }
     if (minRuntime.isZero()) {
