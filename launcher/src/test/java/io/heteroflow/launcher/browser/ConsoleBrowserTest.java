@@ -193,7 +193,7 @@ class ConsoleBrowserTest {
         () -> cp.get("/api/v1/groups/" + group).getJsonObject("reason") != null);
     openView("queue");
     waitUntil("the queue's row", () -> waitFor(By.cssSelector("tr[data-queue='web-team']")).getText()
-        .contains("root/web-team 0.0 2.0 4.0"));
+        .contains("root/web-team 0.0 2.0 4.0 0.0 0.0 0.0"));  // used, guaranteed, max, above it, borrowed, lent
     waitUntil("the waiting group's row", () -> waitFor(By.cssSelector("tr[data-group='" + group + "']")).getText()
         .contains("GangIncomplete: the group of 3 cannot be completed"));
     cp.json("POST", "/api/v1/groups/" + group + "/stop", ADMIN, null, 202);
