@@ -14,12 +14,14 @@ import java.util.Map;
 final class ReplayCommand {
   static final double COMPRESS = 100;
   static final String PLACEMENT = "binpack";
+  static final int LOAD = 3;
 
   private ReplayCommand() {}
 
   static void run(Map<String, String> flags) throws Exception {
     double compress = number("--compress", flags.getOrDefault("--compress", String.valueOf(COMPRESS)));
     long seed = (long) number("--seed", flags.getOrDefault("--seed", "42"));
+    int copies = (int) number("--load", flags.getOrDefault("--load", String.valueOf(LOAD)));
     List<String> policies = List.of(flags.getOrDefault("--policies", "fifo,fair,backfill").split(","));
     policies.forEach(policy -> {
       if (!ReplayRound.POLICIES.contains(policy.trim())) {
@@ -34,11 +36,11 @@ final class ReplayCommand {
     Path pods = SimulateCommand.existing("--pods", flags.getOrDefault("--pods",
         SimulateCommand.TRACES + "openb_pod_list_default.csv"));
     Trace trace = Trace.read(nodes, pods);
-    ReplayWorkload workload = ReplayWorkload.build(trace, pods, compress, seed);
+    ReplayWorkload workload = ReplayWorkload.build(trace, pods, compress, copies, seed);
     System.err.printf(Locale.ROOT, "%s: %d jobs (%d gangs), left out %d without scheduled_time and %d with runtime"
-            + " <= 0; arrivals compressed %sx%n", trace.name(), workload.jobs().size(),
+            + " <= 0; %d copies, arrivals compressed %sx%n", trace.name(), workload.jobs().size(),
         workload.jobs().stream().filter(ReplayWorkload.Job::gang).count(), workload.withoutScheduledTime(),
-        workload.nonPositiveRuntime(), compress);
+        workload.nonPositiveRuntime(), copies, compress);
     List<ReplaySimulation.Run> runs = new ArrayList<>(policies.parallelStream()
         .map(policy -> ReplaySimulation.run(trace, workload, policy.trim(), placement)).toList());
     System.out.println(ReplayReport.table(runs));

@@ -32,7 +32,9 @@ import java.util.Set;
  *       {@link Timeline} of the snapshot and the running jobs' ends, and its binding reservations go on the
  *       snapshot; then every job in order may start wherever the reservation filter lets it.</li>
  * </ul>
- * greedy and backfill try at most {@link #WINDOW} waiting jobs per round (the live round's batch of 200).
+ * greedy and backfill try at most {@link #WINDOW} waiting jobs per round (the live round's batch of 200). The
+ * reservations hold for the round that planned them (the simulator plans at the round's own time; the live
+ * scheduler plans after a round for the next, a second later).
  */
 final class ReplayRound {
   static final List<String> POLICIES = List.of("fifo", "greedy", "fair", "backfill");
@@ -40,13 +42,18 @@ final class ReplayRound {
   /** The live default of {@code queueing.reserve_after_seconds}. */
   static final Duration RESERVE_AFTER = Duration.ofSeconds(300);
   /** How many long waiters one round plans, oldest first (the live planner's 100 ms budget, made deterministic). */
-  static final int PLAN_LIMIT = 32;
+  static final int PLAN_LIMIT = 4;
 
   private final String policy;
   private final ReplayCluster cluster;
   private final SchedulingPipeline pipeline;
   private final GangPlanner gangs;
   private final PluginSet plugins;
+  /** The last plan's reservations and the jobs it planned, kept while nothing departs (see {@link #reserve}). */
+  private io.heteroflow.controlplane.scheduler.plan.Reservations lastPlan;
+  private List<java.util.UUID> lastPlanned = List.of();
+  /** Whether something departed, or started outside the last plan's reservations, since that plan. */
+  private boolean changedSincePlan = true;
 
   ReplayRound(String policy, ReplayCluster cluster, SchedulingPipeline pipeline, PluginSet plugins) {
     if (!POLICIES.contains(policy)) {
@@ -68,34 +75,53 @@ final class ReplayRound {
     boolean fairOrder = policy.equals("fair") || policy.equals("backfill");
     List<ReplayWorkload.Job> order = fairOrder ? FairShare.order(pending, ReplayWorkload.Job::queue,
         ReplayWorkload.Job::demand, ReplayWorkload.QUEUES, cluster.use(), cluster.total()) : pending;
-    if (policy.equals("backfill")) {
-      reserve(now, order);
-    }
     List<ReplayCluster.Started> started = new ArrayList<>();
-    Set<String> blockedQueues = new HashSet<>();
     Map<TaskRequest, Integer> failedFrom = new HashMap<>();
-    int tried = 0;
-    for (ReplayWorkload.Job job : order) {
-      boolean candidate = candidates.contains(job);
-      switch (policy) {
-        case "fifo" -> {
-          if (!candidate || !start(now, job, started, failedFrom)) {
-            return started;
+    changedSincePlan |= candidates.size() == pending.size();
+    switch (policy) {
+      case "fifo" -> {
+        for (ReplayWorkload.Job job : order) {
+          if (!candidates.contains(job) || !start(now, job, started, failedFrom)) {
+            break;
           }
         }
-        case "fair" -> {
-          if (!blockedQueues.contains(job.queue()) && (!candidate || !start(now, job, started, failedFrom))) {
+      }
+      case "greedy" -> order.stream().filter(candidates::contains).limit(WINDOW)
+          .forEach(job -> start(now, job, started, failedFrom));
+      default -> { // fair, backfill: each queue strictly FIFO first
+        Set<String> blockedQueues = new HashSet<>();
+        List<ReplayWorkload.Job> behind = new ArrayList<>();
+        for (ReplayWorkload.Job job : order) {
+          if (blockedQueues.contains(job.queue())) {
+            behind.add(job);
+          } else if (!candidates.contains(job) || !start(now, job, started, failedFrom)) {
             blockedQueues.add(job.queue());
           }
         }
-        default -> { // greedy, backfill
-          if (candidate && tried++ < WINDOW) {
-            start(now, job, started, failedFrom);
-          }
+        changedSincePlan |= !started.isEmpty();
+        if (policy.equals("backfill") && !blockedQueues.isEmpty()) {
+          backfill(now, order, behind, candidates, started, failedFrom);
         }
       }
     }
     return started;
+  }
+
+  /**
+   * A head could not start: the planner's binding reservations go on the snapshot (planned now, so "ends before the
+   * reservation" is judged against this round's time), and the jobs behind the blocked heads may start wherever
+   * the reservation filter lets them. A task is first judged as its runtime-free shape (it then crosses no
+   * reservation, and shares the decision memo with its shape); only when that fails is it judged with its runtime,
+   * which may put it on reserved capacity it leaves before the reservation starts.
+   */
+  private void backfill(long now, List<ReplayWorkload.Job> order, List<ReplayWorkload.Job> behind,
+                        Set<ReplayWorkload.Job> candidates, List<ReplayCluster.Started> started,
+                        Map<TaskRequest, Integer> failedFrom) {
+    Set<ReplayWorkload.Job> done = new HashSet<>();
+    started.forEach(s -> done.add(s.job()));
+    reserve(now, order.stream().filter(job -> !done.contains(job)).toList());
+    behind.stream().filter(candidates::contains).limit(WINDOW).forEach(job -> start(now, job, started, failedFrom));
+    cluster.snapshot().reserve(io.heteroflow.controlplane.scheduler.plan.Reservations.NONE);
   }
 
   /**
@@ -122,7 +148,12 @@ final class ReplayRound {
       if (failedFrom.getOrDefault(shape, Integer.MAX_VALUE) <= task.runtimeSeconds() || !cluster.mightFit(task)) {
         return false;
       }
-      Decision decision = pipeline.decide(task, cluster.snapshot(), plugins);
+      // only the reservation filter reads the runtime: the runtime-free shape (id 0) shares the decision memo with
+      // its shape and, runtime unknown, crosses no reservation; with reservations, the runtime is judged after it
+      Decision decision = pipeline.decide(shape, cluster.snapshot(), plugins);
+      if (!decision.isPlaced() && !cluster.snapshot().reservations().all().isEmpty()) {
+        decision = pipeline.decide(task, cluster.snapshot(), plugins);
+      }
       if (!decision.isPlaced()) {
         failedFrom.merge(shape, task.runtimeSeconds(), Math::min);
         return false;
@@ -155,9 +186,19 @@ final class ReplayRound {
             Instant.ofEpochSecond(job.arrival()), job.members().stream().map(this::member).toList()));
       }
     }
+    List<java.util.UUID> planned = waiting.stream().map(ReservationPlanner.Waiting::id).toList();
+    if (!changedSincePlan && lastPlan != null && planned.equals(lastPlanned)) {
+      // nothing departed or started around the last plan since it was made, and the same work binds: its slots
+      // stand (what was staged since has used up their spare); only the round's time is new
+      cluster.snapshot().reserve(new io.heteroflow.controlplane.scheduler.plan.Reservations(at, lastPlan.all()));
+      return;
+    }
     Timeline timeline = new Timeline(cluster.snapshot().nodeViews(), cluster.endings(), at);
     ReservationPlanner.Plan plan = ReservationPlanner.plan(waiting, timeline, RESERVE_AFTER, Duration.ofDays(1));
     cluster.snapshot().reserve(plan.reservations());
+    lastPlan = plan.reservations();
+    lastPlanned = planned;
+    changedSincePlan = false;
   }
 
   /** The member with the nodes that could take it once freed; judged as its shape without runtime (the same nodes). */

@@ -17,12 +17,16 @@ import java.util.UUID;
  * The openb trace as a workload with departures (replay mode): each pod arrives at its {@code creation_time}
  * divided by the compression factor and holds what it takes for its real runtime, {@code deletion_time -
  * scheduled_time} (not compressed). Pods without a scheduled time (never started in the trace) or with a runtime
- * of zero or less are left out and counted. Queues and gangs are assigned by a rule seeded per pod name: each pod
+ * of zero or less are left out and counted. The pod list is about the cluster's size (its GPU requests add up to
+ * about 98 % of the capacity of {@code default}), so even all at once it cannot make a queue: {@code copies} lays
+ * that many copies of it over each other (copy k of pod p is named p#k, arrives with p and runs as long), which
+ * multiplies the arrival rate and keeps the trace's pattern. Queues and gangs are assigned by a rule seeded per pod name: each pod
  * falls in one of {@link #QUEUES}' leaves with equal chance (the weights differ, the arrivals do not); a pod of two
  * or more whole GPUs becomes, with chance {@link #GANG_CHANCE}, a gang of 2 or 4 members of its shape, all or
  * nothing (the trace itself has no gangs).
  */
-record ReplayWorkload(List<Job> jobs, int withoutScheduledTime, int nonPositiveRuntime, double compress, long seed) {
+record ReplayWorkload(List<Job> jobs, int withoutScheduledTime, int nonPositiveRuntime, double compress, int copies,
+                      long seed) {
   /** The queue tree: a root and four leaves of weight 4, 2, 1, 1. */
   static final Map<String, FairShare.Queue> QUEUES = Map.of(
       "root", new FairShare.Queue("root", null, 1),
@@ -67,9 +71,12 @@ record ReplayWorkload(List<Job> jobs, int withoutScheduledTime, int nonPositiveR
   static final List<String> SIZE_CLASSES = List.of("cpu", "shard", "1", "2-4", "8+");
 
   /** The pods of {@code trace} (read from {@code podsCsv}) with their times, as jobs in arrival order. */
-  static ReplayWorkload build(Trace trace, Path podsCsv, double compress, long seed) throws IOException {
+  static ReplayWorkload build(Trace trace, Path podsCsv, double compress, int copies, long seed) throws IOException {
     if (!(compress > 0)) {
       throw new IllegalArgumentException("--compress: must be a positive number, got " + compress);
+    }
+    if (copies < 1) {
+      throw new IllegalArgumentException("--load: must be a whole number of at least 1, got " + copies);
     }
     List<String> lines = Files.readAllLines(podsCsv).stream().filter(line -> !line.isBlank()).toList();
     List<String> header = Arrays.stream(lines.get(0).split(",", -1)).map(String::trim).toList();
@@ -99,7 +106,10 @@ record ReplayWorkload(List<Job> jobs, int withoutScheduledTime, int nonPositiveR
         continue;
       }
       long arrival = Math.round(Long.parseLong(cells[header.indexOf("creation_time")].trim()) / compress);
-      jobs.add(job(jobs.size(), name, trace.pods().get(i), arrival, (int) Math.min(Integer.MAX_VALUE, runtime), seed));
+      for (int copy = 0; copy < copies; copy++) {
+        jobs.add(job(jobs.size(), copy == 0 ? name : name + "#" + copy, trace.pods().get(i), arrival,
+            (int) Math.min(Integer.MAX_VALUE, runtime), seed));
+      }
     }
     jobs.sort(java.util.Comparator.comparingLong(Job::arrival).thenComparingInt(Job::index));
     List<Job> renumbered = new ArrayList<>();
@@ -107,7 +117,7 @@ record ReplayWorkload(List<Job> jobs, int withoutScheduledTime, int nonPositiveR
       renumbered.add(new Job(renumbered.size(), job.id(), job.name(), job.queue(), job.arrival(), job.runtime(),
           job.members(), job.gpuMilli()));
     }
-    return new ReplayWorkload(List.copyOf(renumbered), unscheduled, nonPositive, compress, seed);
+    return new ReplayWorkload(List.copyOf(renumbered), unscheduled, nonPositive, compress, copies, seed);
   }
 
   /** The pod's job: its queue and, for a multi-GPU pod, whether it is a gang, drawn from the pod's name and the seed. */

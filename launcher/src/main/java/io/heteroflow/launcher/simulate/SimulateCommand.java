@@ -60,6 +60,9 @@ public final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--compress", paramLabel = "FACTOR",
       description = "Replay: arrival times divided by FACTOR, runtimes kept (default " + ReplayCommand.COMPRESS + ").")
   String compress;
+  @Option(names = "--load", paramLabel = "COPIES", description = "Replay: copies of the pod list laid over each other"
+      + " (the arrival rate x COPIES; default " + ReplayCommand.LOAD + ").")
+  String load;
   @Option(names = "--seed", paramLabel = "N", description = "Replay: the seed of queues, gangs and node order (default 42).")
   String seed;
   @Option(names = "--policies", paramLabel = "P[,P...]",
