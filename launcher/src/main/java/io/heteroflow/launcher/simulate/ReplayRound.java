@@ -52,7 +52,7 @@ final class ReplayRound {
   /** The last plan's reservations and the jobs it planned, kept while nothing departs (see {@link #reserve}). */
   private io.heteroflow.controlplane.scheduler.plan.Reservations lastPlan;
   private List<java.util.UUID> lastPlanned = List.of();
-  /** Whether something departed, or started outside the last plan's reservations, since that plan. */
+  /** Whether something departed since the last plan (what starts is staged on its reservations, or changes its heads). */
   private boolean changedSincePlan = true;
 
   ReplayRound(String policy, ReplayCluster cluster, SchedulingPipeline pipeline, PluginSet plugins) {
@@ -77,7 +77,6 @@ final class ReplayRound {
         ReplayWorkload.Job::demand, ReplayWorkload.QUEUES, cluster.use(), cluster.total()) : pending;
     List<ReplayCluster.Started> started = new ArrayList<>();
     Map<TaskRequest, Integer> failedFrom = new HashMap<>();
-    changedSincePlan |= candidates.size() == pending.size();
     switch (policy) {
       case "fifo" -> {
         for (ReplayWorkload.Job job : order) {
@@ -88,40 +87,25 @@ final class ReplayRound {
       }
       case "greedy" -> order.stream().filter(candidates::contains).limit(WINDOW)
           .forEach(job -> start(now, job, started, failedFrom));
-      default -> { // fair, backfill: each queue strictly FIFO first
+      case "fair" -> {
         Set<String> blockedQueues = new HashSet<>();
-        List<ReplayWorkload.Job> behind = new ArrayList<>();
         for (ReplayWorkload.Job job : order) {
-          if (blockedQueues.contains(job.queue())) {
-            behind.add(job);
-          } else if (!candidates.contains(job) || !start(now, job, started, failedFrom)) {
+          if (!blockedQueues.contains(job.queue())
+              && (!candidates.contains(job) || !start(now, job, started, failedFrom))) {
             blockedQueues.add(job.queue());
           }
         }
-        changedSincePlan |= !started.isEmpty();
-        if (policy.equals("backfill") && !blockedQueues.isEmpty()) {
-          backfill(now, order, behind, candidates, started, failedFrom);
+      }
+      default -> { // backfill
+        if (candidates.size() == pending.size()) {
+          changedSincePlan = true;
         }
+        reserve(now, order);
+        order.stream().filter(candidates::contains).limit(WINDOW).forEach(job -> start(now, job, started, failedFrom));
+        cluster.snapshot().reserve(io.heteroflow.controlplane.scheduler.plan.Reservations.NONE);
       }
     }
     return started;
-  }
-
-  /**
-   * A head could not start: the planner's binding reservations go on the snapshot (planned now, so "ends before the
-   * reservation" is judged against this round's time), and the jobs behind the blocked heads may start wherever
-   * the reservation filter lets them. A task is first judged as its runtime-free shape (it then crosses no
-   * reservation, and shares the decision memo with its shape); only when that fails is it judged with its runtime,
-   * which may put it on reserved capacity it leaves before the reservation starts.
-   */
-  private void backfill(long now, List<ReplayWorkload.Job> order, List<ReplayWorkload.Job> behind,
-                        Set<ReplayWorkload.Job> candidates, List<ReplayCluster.Started> started,
-                        Map<TaskRequest, Integer> failedFrom) {
-    Set<ReplayWorkload.Job> done = new HashSet<>();
-    started.forEach(s -> done.add(s.job()));
-    reserve(now, order.stream().filter(job -> !done.contains(job)).toList());
-    behind.stream().filter(candidates::contains).limit(WINDOW).forEach(job -> start(now, job, started, failedFrom));
-    cluster.snapshot().reserve(io.heteroflow.controlplane.scheduler.plan.Reservations.NONE);
   }
 
   /**
@@ -188,8 +172,8 @@ final class ReplayRound {
     }
     List<java.util.UUID> planned = waiting.stream().map(ReservationPlanner.Waiting::id).toList();
     if (!changedSincePlan && lastPlan != null && planned.equals(lastPlanned)) {
-      // nothing departed or started around the last plan since it was made, and the same work binds: its slots
-      // stand (what was staged since has used up their spare); only the round's time is new
+      // nothing departed since the last plan and the same work binds: its slots stand (what started since either
+      // leaves before a slot or was staged on its spare); only the round's time is new
       cluster.snapshot().reserve(new io.heteroflow.controlplane.scheduler.plan.Reservations(at, lastPlan.all()));
       return;
     }
