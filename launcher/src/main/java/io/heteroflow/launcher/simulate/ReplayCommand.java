@@ -12,7 +12,7 @@ import java.util.Map;
  * on it ({@link ReplaySimulation}, in parallel), prints the side-by-side table and writes the JSON and the plot.
  */
 final class ReplayCommand {
-  static final double COMPRESS = 100;
+  static final double COMPRESS = 1000;
   static final String PLACEMENT = "binpack";
   static final int LOAD = 3;
 

@@ -36,7 +36,7 @@ import picocli.CommandLine.Spec;
         "  java -jar heteroflow.jar simulate --nodes trace/openb_node_list_gpu_node.csv \\",
         "      --pods trace/openb_pod_list_gpushare40.csv,trace/openb_pod_list_gpuspec25.csv --policy frag,binpack \\",
         "      --seeds 42-44 --json out.json --svg out.svg",
-        "  java -jar heteroflow.jar simulate --replay --compress 100 --policies fifo,fair,backfill \\",
+        "  java -jar heteroflow.jar simulate --replay --compress 1000 --load 3 --policies fifo,fair,backfill \\",
         "      --json replay.json --svg replay.svg"})
 public final class SimulateCommand implements Callable<Integer> {
   /** Where the trace lies by default (relative to the working directory): a sibling checkout of the data. */
@@ -70,7 +70,7 @@ public final class SimulateCommand implements Callable<Integer> {
   String policies;
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   String json;
-  @Option(names = "--svg", paramLabel = "FILE", description = "Also plot allocation ratio against arrived demand.")
+  @Option(names = "--svg", paramLabel = "FILE", description = "Also plot allocation ratio against arrived demand (--replay: allocation over time).")
   String svg;
   @Mixin
   Cli.Help help;
