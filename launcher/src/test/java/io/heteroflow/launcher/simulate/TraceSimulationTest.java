@@ -98,7 +98,7 @@ class TraceSimulationTest {
     PluginRegistry registry = TraceSimulation.registry(
         TaskShapeMix.fixed(trace.pods().stream().map(pod -> TaskShape.of(pod.task())).toList()));
     List<String> lockedFilters = List.of("availability", "tenant", "resource-prefilter", "affinity", "gpu-filter",
-        "resource-filter");
+        "resource-filter", "reservation");
     for (String policy : TraceSimulation.POLICIES) {
       PluginSet plugins = TraceSimulation.plugins(registry, policy);
       List<String> scores = plugins.scores().stream().map(score -> score.plugin().name()).toList();
