@@ -35,7 +35,9 @@ import picocli.CommandLine.Spec;
         "      --pods trace/openb_pod_list_default.csv",
         "  java -jar heteroflow.jar simulate --nodes trace/openb_node_list_gpu_node.csv \\",
         "      --pods trace/openb_pod_list_gpushare40.csv,trace/openb_pod_list_gpuspec25.csv --policy frag,binpack \\",
-        "      --seeds 42-44 --json out.json --svg out.svg"})
+        "      --seeds 42-44 --json out.json --svg out.svg",
+        "  java -jar heteroflow.jar simulate --replay --compress 1000 --load 3 --policies fifo,fair,backfill \\",
+        "      --json replay.json --svg replay.svg"})
 public final class SimulateCommand implements Callable<Integer> {
   /** Where the trace lies by default (relative to the working directory): a sibling checkout of the data. */
   static final String TRACES = "../shared/traces/alibaba-gpu-v2023/";
@@ -47,14 +49,28 @@ public final class SimulateCommand implements Callable<Integer> {
       description = "The pod list(s), one table row each (default: openb_pod_list_default.csv in " + TRACES + ").")
   String pods;
   @Option(names = "--policy", paramLabel = "P[,P...]",
-      description = "spread, binpack, bestfit, frag (default: all four).")
+      description = "spread, binpack, bestfit, frag (default: all four; --replay: one, default binpack).")
   String policy;
   @Option(names = "--seeds", paramLabel = "FROM-TO|N,N",
       description = "The random orders to average over (default 42-51).")
   String seeds;
+  @Option(names = "--replay", description = {"Replay mode with departures: arrivals in trace time (compressed),",
+      "runtimes from the trace, queues and gangs by a seeded rule; compares queueing policies (README)."})
+  boolean replay;
+  @Option(names = "--compress", paramLabel = "FACTOR",
+      description = "Replay: arrival times divided by FACTOR, runtimes kept (default " + ReplayCommand.COMPRESS + ").")
+  String compress;
+  @Option(names = "--load", paramLabel = "COPIES", description = "Replay: copies of the pod list laid over each other"
+      + " (the arrival rate x COPIES; default " + ReplayCommand.LOAD + ").")
+  String load;
+  @Option(names = "--seed", paramLabel = "N", description = "Replay: the seed of queues, gangs and node order (default 42).")
+  String seed;
+  @Option(names = "--policies", paramLabel = "P[,P...]",
+      description = "Replay: fifo, greedy, fair, backfill (default fifo,fair,backfill).")
+  String policies;
   @Option(names = "--json", paramLabel = "FILE", description = "Also write the results as JSON.")
   String json;
-  @Option(names = "--svg", paramLabel = "FILE", description = "Also plot allocation ratio against arrived demand.")
+  @Option(names = "--svg", paramLabel = "FILE", description = "Also plot allocation ratio against arrived demand (--replay: allocation over time).")
   String svg;
   @Mixin
   Cli.Help help;
@@ -87,6 +103,10 @@ public final class SimulateCommand implements Callable<Integer> {
   }
 
   private static void run(Map<String, String> flags) throws Exception {
+    if (flags.containsKey("--replay")) {
+      ReplayCommand.run(flags);
+      return;
+    }
     List<String> policies = List.of(flags.getOrDefault("--policy", String.join(",", TraceSimulation.POLICIES)).split(","));
     policies.forEach(TraceSimulation::policyConfig);
     long[] seeds = seeds(flags.getOrDefault("--seeds", "42-51"));
