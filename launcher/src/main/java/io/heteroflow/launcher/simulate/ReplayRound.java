@@ -76,7 +76,7 @@ final class ReplayRound {
     List<ReplayWorkload.Job> order = fairOrder ? FairShare.order(pending, ReplayWorkload.Job::queue,
         ReplayWorkload.Job::demand, ReplayWorkload.QUEUES, cluster.use(), cluster.total()) : pending;
     List<ReplayCluster.Started> started = new ArrayList<>();
-    Map<TaskRequest, Integer> failedFrom = new HashMap<>();
+    Map<List<Object>, Integer> failedFrom = new HashMap<>();
     switch (policy) {
       case "fifo" -> {
         for (ReplayWorkload.Job job : order) {
@@ -109,12 +109,12 @@ final class ReplayRound {
   }
 
   /**
-   * Starts {@code job} if it fits now. {@code failedFrom}: per shape (runtime left out), the shortest runtime that
+   * Starts {@code job} if it fits now. {@code failedFrom}: per shape (runtime left out) and queue, the shortest runtime that
    * failed this round: the same shape with a runtime as long fails as well (capacity only shrinks within a round,
    * and a longer task crosses more reservations), so it is refused without asking the pipeline again.
    */
   private boolean start(long now, ReplayWorkload.Job job, List<ReplayCluster.Started> started,
-                        Map<TaskRequest, Integer> failedFrom) {
+                        Map<List<Object>, Integer> failedFrom) {
     List<ReplayCluster.Placement> placements = new ArrayList<>();
     if (job.gang()) {
       if (!cluster.mightFitGang(job.members())) {
@@ -128,16 +128,13 @@ final class ReplayRound {
       decision.placements().forEach(p -> placements.add(new ReplayCluster.Placement(p.member(), p.decision())));
     } else {
       TaskRequest task = job.members().get(0);
-      TaskRequest shape = task.shape().withTenure(0, false);
+      // within a queue (arrival order) a later job of the same shape and no shorter runtime is held off at least as
+      // much: one that failed this round says the rest fail too
+      List<Object> shape = List.of(task.shape().withTenure(0, 0, false), job.queue());
       if (failedFrom.getOrDefault(shape, Integer.MAX_VALUE) <= task.runtimeSeconds() || !cluster.mightFit(task)) {
         return false;
       }
-      // only the reservation filter reads the runtime: the runtime-free shape (id 0) shares the decision memo with
-      // its shape and, runtime unknown, crosses no reservation; with reservations, the runtime is judged after it
-      Decision decision = pipeline.decide(shape, cluster.snapshot(), plugins);
-      if (!decision.isPlaced() && !cluster.snapshot().reservations().all().isEmpty()) {
-        decision = pipeline.decide(task, cluster.snapshot(), plugins);
-      }
+      Decision decision = pipeline.decide(task, cluster.snapshot(), plugins);
       if (!decision.isPlaced()) {
         failedFrom.merge(shape, task.runtimeSeconds(), Math::min);
         return false;
@@ -167,7 +164,7 @@ final class ReplayRound {
     for (ReplayWorkload.Job job : inFairOrder) {
       if (binding.contains(job)) {
         waiting.add(new ReservationPlanner.Waiting(job.id(), job.gang(), job.name(), job.queue(),
-            Instant.ofEpochSecond(job.arrival()), job.members().stream().map(this::member).toList()));
+            Instant.ofEpochSecond(job.arrival()), job.members().stream().map(this::member).toList(), true));
       }
     }
     List<java.util.UUID> planned = waiting.stream().map(ReservationPlanner.Waiting::id).toList();
@@ -185,9 +182,8 @@ final class ReplayRound {
     changedSincePlan = false;
   }
 
-  /** The member with the nodes that could take it once freed; judged as its shape without runtime (the same nodes). */
+  /** The member with the nodes that could take it once freed (judged by its shape, as the live plan judges it). */
   private Timeline.Member member(TaskRequest task) {
-    TaskRequest judged = task.withTenure(0, false);
-    return new Timeline.Member(task, pipeline.feasibility(judged, cluster.snapshot(), plugins).eligibleOnceFreed());
+    return new Timeline.Member(task, pipeline.feasibilityOfShape(task, cluster.snapshot(), plugins).eligibleOnceFreed());
   }
 }

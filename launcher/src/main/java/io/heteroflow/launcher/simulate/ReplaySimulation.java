@@ -115,7 +115,7 @@ final class ReplaySimulation {
     boolean[] refused = new boolean[jobs.size()];
     Map<Object, Boolean> byShape = new HashMap<>();
     for (ReplayWorkload.Job job : jobs) {
-      Object key = List.of(job.members().get(0).shape().withTenure(0, false), job.members().size());
+      Object key = List.of(job.members().get(0).shape().withTenure(0, 0, false), job.members().size());
       refused[job.index()] = byShape.computeIfAbsent(key, k -> {
         if (!job.gang()) {
           return pipeline.feasibility(job.members().get(0), empty, plugins).feasibleCount() == 0;

@@ -133,10 +133,13 @@ record ReplayWorkload(List<Job> jobs, int withoutScheduledTime, int nonPositiveR
     return new Job(index, new UUID(~seed, index), name, queue, arrival, runtime, members, pod.gpuMilli() * size);
   }
 
-  /** The pod's request under a deterministic id, with its runtime declared exactly (expected_runtime_seconds). */
+  /**
+   * The pod's request under a deterministic id, with its runtime declared exactly: expected_runtime_seconds and
+   * timeout_seconds both its real runtime.
+   */
   static TaskRequest member(TaskRequest t, UUID id, String queue, long arrival, int runtime) {
     return new TaskRequest(id, "trace", t.type(), t.priority(), t.gpuRequired(), t.gpuMemoryMb(), t.gpuType(),
         t.gpuModels(), t.cpuCores(), t.memoryMb(), t.nodeSelector(), t.labels(), Instant.ofEpochSecond(arrival),
-        runtime, false);
+        runtime, runtime, false);
   }
 }
