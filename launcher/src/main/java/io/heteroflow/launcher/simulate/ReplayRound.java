@@ -171,7 +171,7 @@ final class ReplayRound {
     if (!changedSincePlan && lastPlan != null && planned.equals(lastPlanned)) {
       // nothing departed since the last plan and the same work binds: its slots stand (what started since either
       // leaves before a slot or was staged on its spare); only the round's time is new
-      cluster.snapshot().reserve(new io.heteroflow.controlplane.scheduler.plan.Reservations(at, lastPlan.all()));
+      cluster.snapshot().reserve(lastPlan.at(at));
       return;
     }
     Timeline timeline = new Timeline(cluster.snapshot().nodeViews(), cluster.endings(), at);

@@ -134,25 +134,33 @@ class ReservationPlanTest {
   }
 
   @Test
-  void aReservationConstrainsOnlyWhatIsBehindItsOwnerUnlessTheOwnerHasWaitedLong() {
+  void aReservationHoldsOffWhatComesAfterItsOwnerButNotHigherPriorityUnlessTheOwnerHasWaitedLong() {
     List<Ending> endings = new ArrayList<>();
     NodeInfo n1 = busy("n1", 4, endings, 30, 30, 30, 30);
     for (boolean longWaiter : List.of(false, true)) {
       Timeline timeline = new Timeline(List.of(n1), endings, NOW);
       Instant since = longWaiter ? NOW.minusSeconds(400) : NOW.minusSeconds(10);
+      TaskRequest ahead = task().priority(50).queuedSince(since.minusSeconds(5)).gpus(4).build()
+          .withTenure(100, 100, false);
       TaskRequest owner = task().priority(50).queuedSince(since).gpus(4).build().withTenure(100, 100, false);
-      Reservations reservations = ReservationPlanner.plan(List.of(new ReservationPlanner.Waiting(owner.id(), false,
-          "task owner", "root", since, List.of(member(owner, "n1")), true)), timeline, Duration.ofSeconds(300),
-          Duration.ofSeconds(5)).reservations();
+      Reservations reservations = ReservationPlanner.plan(List.of(
+          new ReservationPlanner.Waiting(ahead.id(), false, "task ahead", "other", since.minusSeconds(5),
+              List.of(member(ahead, "n1")), true),
+          new ReservationPlanner.Waiting(owner.id(), false, "task owner", "root", since,
+              List.of(member(owner, "n1")), true)), timeline, Duration.ofSeconds(300), Duration.ofSeconds(5))
+          .reservations();
+      assertEquals(2, reservations.all().size(), "each queue's head");
+      assertNull(reservations.refusal(ahead, "n1"), "planned before the owner: the owner's slot was planned around it");
       TaskRequest urgentLater = task().priority(90).queuedSince(NOW).gpus(1).build().withTenure(60, 60, false);
-      TaskRequest sameEarlier = task().priority(50).queuedSince(since.minusSeconds(1)).gpus(1).build()
-          .withTenure(60, 60, false);
-      TaskRequest lowEarlier = task().priority(10).queuedSince(since.minusSeconds(1)).gpus(1).build()
-          .withTenure(60, 60, false);
       assertEquals(longWaiter, reservations.refusal(urgentLater, "n1") != null,
           "a later arrival of higher priority is held off only by a long waiter's reservation");
-      assertNull(reservations.refusal(sameEarlier, "n1"), "ahead of the owner in the queue");
-      assertNotNull(reservations.refusal(lowEarlier, "n1"), "behind the owner: lower priority");
+      TaskRequest urgentEarlier = task().priority(90).queuedSince(since.minusSeconds(1)).gpus(1).build()
+          .withTenure(60, 60, false);
+      assertEquals(longWaiter, reservations.refusal(urgentEarlier, "n1") != null,
+          "a higher priority is held off only by a long waiter it arrived after (ahead's, not the owner's)");
+      TaskRequest unplanned = task().priority(50).queuedSince(since.minusSeconds(1)).gpus(1).build()
+          .withTenure(60, 60, false);
+      assertNotNull(reservations.refusal(unplanned, "n1"), "what the plan did not reach comes after it");
     }
   }
 

@@ -55,11 +55,14 @@ public final class ReservationPlanner {
     List<Estimate> tasks = new ArrayList<>();
     List<Estimate> groups = new ArrayList<>();
     List<Reservations.Held> held = new ArrayList<>();
+    Map<UUID, Integer> planned = new java.util.HashMap<>();
     for (Waiting waiting : order) {
       if (System.nanoTime() > deadline) {
         break;
       }
       boolean head = queuesWithHead.add(waiting.queue());
+      int place = planned.size();
+      waiting.members().forEach(member -> planned.put(member.task().id(), place));
       Slot slot = timeline.earliest(waiting.members());
       Estimate estimate = new Estimate(waiting.id(), slot == null ? null : slot.start(), slot == null ? UNKNOWN : null);
       (waiting.group() ? groups : tasks).add(estimate);
@@ -70,12 +73,12 @@ public final class ReservationPlanner {
       if ((head || longWaiter) && (waiting.holdWhenDue() || slot.start().isAfter(now))) {
         Map<String, Timeline.Spare> spare = new LinkedHashMap<>();
         slot.takes().keySet().forEach(node -> spare.put(node, timeline.spare(slot, node)));
-        held.add(new Reservations.Held(slot, waiting.label(), spare, waiting.members().get(0).task().priority(),
-            waiting.since(), longWaiter));
+        held.add(new Reservations.Held(slot, waiting.label(), spare, place,
+            waiting.members().get(0).task().priority(), waiting.since(), longWaiter));
       }
       timeline.book(slot);
     }
-    return new Plan(tasks, groups, new Reservations(now, held));
+    return new Plan(tasks, groups, new Reservations(now, held, planned));
   }
 
   private static boolean longWaiting(Waiting waiting, Instant now, Duration reserveAfter) {

@@ -22,33 +22,36 @@ import java.util.Set;
  * reservation; a task of unknown timeout never ends in time.
  */
 public final class Reservations {
-  public static final Reservations NONE = new Reservations(Instant.EPOCH, List.of());
+  public static final Reservations NONE = new Reservations(Instant.EPOCH, List.of(), Map.of());
   private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneOffset.UTC);
 
   private final Instant now;
   private final List<Held> all;
   private final Map<String, List<Held>> byNode = new HashMap<>();
-  private final Map<java.util.UUID, Integer> ownerRank = new HashMap<>();
+  private final Map<java.util.UUID, Integer> planned;
+  private final java.util.Set<java.util.UUID> owners = new java.util.HashSet<>();
 
   /**
-   * One reservation with the spare beside it on each of its nodes (staged down as backfill lands there), and its
-   * owner's place in the queue: its priority and since when it waits. It constrains only what is behind the owner
-   * (a lower priority, or the same priority and waiting since later); a long waiter's (past reserve_after) also
-   * constrains whatever arrived after it, of any priority, so nothing later pushes it back.
+   * One reservation with the spare beside it on each of its nodes (staged down as backfill lands there), its place
+   * in the plan's order, and its owner's priority and since when it waits. It constrains what comes after it in the
+   * plan's order, and what the plan did not reach — except work of a higher priority (a preemptor, an urgent task
+   * of its queue), unless the owner has waited past reserve_after and that work arrived after it: nothing later
+   * pushes a long waiter back.
    */
   public static final class Held {
     private final Slot slot;
     private final String label;
     private final Map<String, double[]> spare = new HashMap<>();
+    private final int planIndex;
     private final int priority;
     private final Instant since;
     private final boolean longWaiter;
-    private int rank;
 
-    public Held(Slot slot, String label, Map<String, Timeline.Spare> spare, int priority, Instant since,
+    public Held(Slot slot, String label, Map<String, Timeline.Spare> spare, int planIndex, int priority, Instant since,
                 boolean longWaiter) {
       this.slot = slot;
       this.label = label;
+      this.planIndex = planIndex;
       this.priority = priority;
       this.since = since;
       this.longWaiter = longWaiter;
@@ -65,18 +68,23 @@ public final class Reservations {
     }
   }
 
-  /** {@code held} in plan order: a reservation planned earlier is not constrained by those planned after it. */
-  public Reservations(Instant now, Collection<Held> held) {
+  /**
+   * {@code held}, and {@code planned}: the place in the plan's order of every task the plan reached (a group's
+   * members share theirs).
+   */
+  public Reservations(Instant now, Collection<Held> held, Map<java.util.UUID, Integer> planned) {
     this.now = now;
     this.all = List.copyOf(held);
-    for (int rank = 0; rank < all.size(); rank++) {
-      Held each = all.get(rank);
-      each.rank = rank;
+    this.planned = Map.copyOf(planned);
+    for (Held each : all) {
       each.slot().takes().keySet().forEach(node -> byNode.computeIfAbsent(node, k -> new ArrayList<>()).add(each));
-      for (java.util.UUID owner : each.slot().owners()) {
-        ownerRank.putIfAbsent(owner, rank);
-      }
+      owners.addAll(each.slot().owners());
     }
+  }
+
+  /** The same reservations (and what they have let backfill) at another round's time. */
+  public Reservations at(Instant later) {
+    return new Reservations(later, all, planned);
   }
 
   public List<Held> all() {
@@ -85,7 +93,7 @@ public final class Reservations {
 
   /** Whether some reservation is for {@code taskId} (its own reserved nodes are judged for it, not its shape). */
   public boolean owns(java.util.UUID taskId) {
-    return ownerRank.containsKey(taskId);
+    return owners.contains(taskId);
   }
 
   public Instant now() {
@@ -125,18 +133,17 @@ public final class Reservations {
   }
 
   /**
-   * Whether {@code held} constrains {@code task}: not when it is for the task, nor when the task's own reservation
-   * was planned before it (that one was planned around the task's), nor when the task is ahead of its owner (see
-   * {@link Held}), nor when the task will have ended by then.
+   * Whether {@code held} constrains {@code task}: not when the plan reached the task before (or at) the
+   * reservation — its own, or one planned around it — nor when the task is of a higher priority (see {@link Held}),
+   * nor when its timeout ends it before the reservation starts.
    */
   private boolean counts(Held held, TaskRequest task) {
-    Integer own = ownerRank.get(task.id());
-    if (own != null && own <= held.rank) {
+    Integer place = planned.get(task.id());
+    if (place != null && place <= held.planIndex) {
       return false;
     }
-    boolean arrivedBefore = task.queuedSince() != null && held.since != null && task.queuedSince().isBefore(held.since);
-    boolean behind = task.priority() < held.priority || (task.priority() == held.priority && !arrivedBefore);
-    if (!behind && !(held.longWaiter && !arrivedBefore)) {
+    boolean arrivedAfter = task.queuedSince() == null || held.since == null || task.queuedSince().isAfter(held.since);
+    if (task.priority() > held.priority && !(held.longWaiter && arrivedAfter)) {
       return false;
     }
     return task.timeoutSeconds() <= 0 || now.plusSeconds(task.timeoutSeconds()).isAfter(held.slot().start());
