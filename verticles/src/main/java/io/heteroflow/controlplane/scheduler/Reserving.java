@@ -33,11 +33,17 @@ import java.util.logging.Logger;
  * The round's reservations and estimates (SPEC §13): after the round has decided, every task and group that could
  * not start for lack of capacity is planned on a {@link Timeline} of the snapshot and the active tasks' expected
  * ends ({@link ReservationPlanner}); the binding reservations go on the snapshot for the next round's decisions
- * (the reservation filter), and the estimates are written where they changed. The ends are read at most every
- * {@link #ENDINGS_MAX_AGE}; the placements this leader staged since then are added from their requests.
+ * (the reservation filter), and the estimates are written where they changed. A plan is made at most every
+ * {@link #PLAN_EVERY}; the ends are read at most every {@link #ENDINGS_MAX_AGE}, and the placements this leader
+ * staged since then are added from their requests.
  */
 final class Reserving {
   static final Duration ENDINGS_MAX_AGE = Duration.ofSeconds(2);
+  /**
+   * A new plan at most this often: rounds run back to back while a queue drains, and a plan of many waiting tasks
+   * costs up to {@link #PLAN_BUDGET}; between plans the last one's reservations stand (at the round's time).
+   */
+  static final Duration PLAN_EVERY = Duration.ofSeconds(1);
   static final Duration PLAN_BUDGET = Duration.ofMillis(100);
   /** A staged placement is kept this long: past any read that could have missed its bind. */
   static final Duration STAGED_KEPT = Duration.ofSeconds(15);
@@ -52,6 +58,7 @@ final class Reserving {
   private final Duration reserveAfter;
   private List<Ending> endings = List.of();
   private Instant endingsRead;
+  private Instant planned;
   private final Map<UUID, Staged> stagedSinceRead = new LinkedHashMap<>();
 
   private record Staged(Instant stagedAt, Ending ending) {
@@ -91,6 +98,12 @@ final class Reserving {
       }
       return Future.succeededFuture();
     }
+    Instant now = clock.instant();
+    if (planned != null && planned.plus(PLAN_EVERY).isAfter(now)) {
+      snapshot.reserve(snapshot.reservations().at(now));
+      return Future.succeededFuture();
+    }
+    planned = now;
     return refresh().compose(v -> vertx.executeBlocking(() -> plan(inOrder, snapshot, plugins), true)).map(plan -> {
       record(plan).onFailure(e -> LOG.log(Level.WARNING, "recording the estimates failed; the next round writes them", e));
       return null;
