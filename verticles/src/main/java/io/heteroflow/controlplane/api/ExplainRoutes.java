@@ -109,7 +109,7 @@ final class ExplainRoutes {
       Future<List<Ending>> endings = plans.activeEndings();
       Future<Map<String, QueueStore.Usage>> usage = queues.usage();
       Future<QueueStore.Ahead> ahead = queues.ahead(queue, subject.priority());
-      return Future.all(List.of(snapshot, plugins, endings, usage, ahead, quotas.read()))
+      return Future.all(List.of(snapshot, plugins, endings, usage, ahead, quotas.read(tree)))
           .compose(read -> vertx.executeBlocking(() -> decide(subject, queue, quotas, snapshot.result(),
               plugins.result(), endings.result(), now), false))
           .map(answer -> Reply.ok(answer

@@ -5,6 +5,7 @@ import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.controlplane.scheduler.framework.Snapshot;
 import io.heteroflow.controlplane.scheduler.plan.FairShare;
 import io.heteroflow.controlplane.store.PlanStore;
+import io.heteroflow.controlplane.store.QueueRecord;
 import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.vertx.core.Future;
@@ -35,24 +36,25 @@ final class FairShareOrder {
     this.plans = plans;
   }
 
-  /** Brings the view up to date; answers the heads of every queue (none when the root is the only queue). */
-  Future<List<TaskRecord>> read() {
-    return queues.list().compose(read -> {
-      Map<String, FairShare.Queue> named = new HashMap<>();
-      read.forEach(queue -> named.put(queue.name(), new FairShare.Queue(queue.name(), queue.parent(), queue.weight())));
-      tree = named;
-      if (read.size() < 2) {
-        use = Map.of();
-        return Future.succeededFuture(List.of());
-      }
-      Future<Map<String, FairShare.Amount>> shares = plans.queueShares();
-      Future<Map<String, Double>> equivalents = queues.gpuEquivalents();
-      Future<List<TaskRecord>> heads = plans.queueHeads(HEAD);
-      return Future.all(shares, equivalents, heads).map(all -> {
-        use = shares.result();
-        factors = equivalents.result();
-        return heads.result();
-      });
+  /**
+   * Brings the view up to date from the round's queue tree; answers the heads of every queue (none when the root is
+   * the only queue).
+   */
+  Future<List<TaskRecord>> read(List<QueueRecord> listed) {
+    Map<String, FairShare.Queue> named = new HashMap<>();
+    listed.forEach(queue -> named.put(queue.name(), new FairShare.Queue(queue.name(), queue.parent(), queue.weight())));
+    tree = named;
+    if (listed.size() < 2) {
+      use = Map.of();
+      return Future.succeededFuture(List.of());
+    }
+    Future<Map<String, FairShare.Amount>> shares = plans.queueShares();
+    Future<Map<String, Double>> equivalents = queues.gpuEquivalents();
+    Future<List<TaskRecord>> heads = plans.queueHeads(HEAD);
+    return Future.all(shares, equivalents, heads).map(all -> {
+      use = shares.result();
+      factors = equivalents.result();
+      return heads.result();
     });
   }
 

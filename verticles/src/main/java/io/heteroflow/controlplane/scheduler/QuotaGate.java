@@ -45,40 +45,43 @@ public final class QuotaGate {
 
   /** Brings the view up to date for a round: the limits, and the guarantees reclaim and training borrow use. */
   public Future<Void> read() {
-    return queues.list().compose(tree -> {
-      Map<String, QueueRecord> named = new HashMap<>();
-      tree.forEach(queue -> named.put(queue.name(), queue));
-      byName = named;
-      use.clear();
-      shares = QueueShares.NONE;
-      lending.clear();
-      boolean guarantees = tree.stream().anyMatch(queue -> queue.parent() != null && queue.guaranteed() > 0);
-      if (tree.stream().noneMatch(QueueRecord::limits) && !guarantees) {
-        return Future.succeededFuture();
+    return queues.list().compose(this::read);
+  }
+
+  /** The same from a queue tree the caller has read (the round reads it once for every view of the queues). */
+  public Future<Void> read(List<QueueRecord> tree) {
+    Map<String, QueueRecord> named = new HashMap<>();
+    tree.forEach(queue -> named.put(queue.name(), queue));
+    byName = named;
+    use.clear();
+    shares = QueueShares.NONE;
+    lending.clear();
+    boolean guarantees = tree.stream().anyMatch(queue -> queue.parent() != null && queue.guaranteed() > 0);
+    if (tree.stream().noneMatch(QueueRecord::limits) && !guarantees) {
+      return Future.succeededFuture();
+    }
+    return Future.all(queues.usage(), queues.gpuEquivalents(), queues.borrowing()).map(all -> {
+      Map<String, QueueStore.Usage> own = all.resultAt(0);
+      factors = all.resultAt(1);
+      tree.stream().filter(QueueRecord::limits).forEach(queue -> use.put(queue.name(), new double[2]));
+      own.forEach((queue, usage) -> chain(queue, limited -> {
+        use.get(limited.name())[0] += usage.gpuEq();
+        use.get(limited.name())[1] += usage.active();
+      }));
+      Map<String, String> parents = new HashMap<>();
+      Map<String, Double> guaranteed = new HashMap<>();
+      Map<String, Double> charged = new HashMap<>();
+      tree.forEach(queue -> {
+        parents.put(queue.name(), queue.parent());
+        guaranteed.put(queue.name(), queue.guaranteed());
+      });
+      own.forEach((queue, usage) -> charged.put(queue, usage.gpuEq()));
+      shares = guarantees ? new QueueShares(parents, guaranteed, charged, factors) : QueueShares.NONE;
+      if (!use.isEmpty() && guarantees) {
+        lending.read(tree, shares, all.resultAt(2));
       }
-      return Future.all(queues.usage(), queues.gpuEquivalents(), queues.borrowing()).map(all -> {
-        Map<String, QueueStore.Usage> own = all.resultAt(0);
-        factors = all.resultAt(1);
-        tree.stream().filter(QueueRecord::limits).forEach(queue -> use.put(queue.name(), new double[2]));
-        own.forEach((queue, usage) -> chain(queue, limited -> {
-          use.get(limited.name())[0] += usage.gpuEq();
-          use.get(limited.name())[1] += usage.active();
-        }));
-        Map<String, String> parents = new HashMap<>();
-        Map<String, Double> guaranteed = new HashMap<>();
-        Map<String, Double> charged = new HashMap<>();
-        tree.forEach(queue -> {
-          parents.put(queue.name(), queue.parent());
-          guaranteed.put(queue.name(), queue.guaranteed());
-        });
-        own.forEach((queue, usage) -> charged.put(queue, usage.gpuEq()));
-        shares = guarantees ? new QueueShares(parents, guaranteed, charged, factors) : QueueShares.NONE;
-        if (!use.isEmpty() && guarantees) {
-          lending.read(tree, shares, all.resultAt(2));
-        }
-        return null;
-      }).mapEmpty();
-    });
+      return null;
+    }).mapEmpty();
   }
 
   /** The round's guarantees against use, for reclaim ({@link QueueShares#NONE} when no queue has a guarantee). */

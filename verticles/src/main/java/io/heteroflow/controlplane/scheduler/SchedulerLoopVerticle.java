@@ -9,6 +9,7 @@ import io.heteroflow.controlplane.store.PluginConfigStore;
 import io.heteroflow.controlplane.store.PreemptionStore;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.GroupStore;
+import io.heteroflow.controlplane.store.QueueRecord;
 import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.controlplane.store.PlanStore;
 import io.heteroflow.controlplane.config.QueueingConfig;
@@ -67,6 +68,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final PluginConfigStore pluginConfigs;
   private final PreemptionStore preemptionStore;
   private final GroupStore groupStore;
+  private final QueueStore queueStore;
   private final QuotaGate quotas;
   private final Reserving reserving;
   private final FairShareOrder fairShare;
@@ -94,6 +96,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     this.pluginConfigs = pluginConfigs;
     this.preemptionStore = preemptionStore;
     this.groupStore = groupStore;
+    this.queueStore = queueStore;
     this.quotas = new QuotaGate(queueStore, queueing, clock);
     this.fairShare = new FairShareOrder(queueStore, planStore);
     this.reserving = new Reserving(planStore, pipeline, clock, Duration.ofSeconds(queueing.reserveAfterSeconds()));
@@ -175,8 +178,11 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     Future<List<TaskRecord>> freshTasks = tasks.pendingAmong(fresh);
     Future<List<TaskRecord>> batch = tasks.pending(cursor, BATCH - fresh.size());
     Future<List<GangScheduling.Gang>> groups = gangs.read();
-    Future<List<TaskRecord>> heads = fairShare.read();
-    return Future.all(List.of(plugins, freshTasks, batch, groups, quotas.read(), heads)).compose(all -> {
+    // the queue tree is read once for both views of the queues (quotas, fair share)
+    Future<List<QueueRecord>> tree = queueStore.list();
+    Future<Void> quotaView = tree.compose(quotas::read);
+    Future<List<TaskRecord>> heads = tree.compose(fairShare::read);
+    return Future.all(List.of(plugins, freshTasks, batch, groups, quotaView, heads)).compose(all -> {
       List<TaskRecord> scanned = batch.result();
       List<TaskRecord> tasks = inQueueOrder(freshTasks.result(), scanned, heads.result()).stream()
           .filter(task -> !binds.isBinding(task.id())).toList();

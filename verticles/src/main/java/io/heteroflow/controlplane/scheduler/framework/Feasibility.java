@@ -96,8 +96,7 @@ public final class Feasibility {
 
   private boolean largeEnough(NodeInfo node) {
     long cards = node.cards().stream().filter(card -> NodeInfo.allows(task.gpuModels(), card)).count();
-    int need = task.gpuRequired() > 0 ? task.gpuRequired() : task.isShard() ? 1 : 0;
-    return cards >= need && node.cpuCores() + 1e-9 >= task.cpuCores()
+    return cards >= task.plannedCards() && node.cpuCores() + 1e-9 >= task.cpuCores()
         && node.memoryTotalGb() * 1024 >= task.memoryMb();
   }
 

@@ -56,6 +56,11 @@ public record TaskRequest(UUID id, String tenant, String type, int priority, int
     return SHAPE.equals(id);
   }
 
+  /** The cards it plans with (reservations, estimates): its whole cards, or one for a shard. */
+  public int plannedCards() {
+    return gpuRequired > 0 ? gpuRequired : isShard() ? 1 : 0;
+  }
+
   /** A fractional task: GPU memory without whole cards (SPEC §3). */
   public boolean isShard() {
     return gpuRequired == 0 && gpuMemoryMb > 0;

@@ -125,7 +125,7 @@ public final class Reservations {
     for (Held held : byNode.getOrDefault(placed.nodeId(), List.of())) {
       if (counts(held, task)) {
         double[] room = held.spare.get(placed.nodeId());
-        room[0] -= cards(task);
+        room[0] -= task.plannedCards();
         room[1] -= task.cpuCores();
         room[2] -= task.memoryMb();
       }
@@ -150,10 +150,7 @@ public final class Reservations {
   }
 
   private static boolean fits(double[] room, TaskRequest task) {
-    return room[0] >= cards(task) && room[1] + 1e-9 >= task.cpuCores() && room[2] >= task.memoryMb();
+    return room[0] >= task.plannedCards() && room[1] + 1e-9 >= task.cpuCores() && room[2] >= task.memoryMb();
   }
 
-  private static int cards(TaskRequest task) {
-    return Timeline.cards(task);
-  }
 }

@@ -49,13 +49,8 @@ public final class Timeline {
     }
 
     int cards() {
-      return Timeline.cards(task);
+      return task.plannedCards();
     }
-  }
-
-  /** The cards a task plans with: its whole cards, or one for a shard (a shard plans as one card). */
-  static int cards(TaskRequest task) {
-    return task.gpuRequired() > 0 ? task.gpuRequired() : task.isShard() ? 1 : 0;
   }
 
   /**
