@@ -19,7 +19,7 @@ final class Sql {
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
       + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
       + " master_port, last_checkpoint_at, preempting_since, nominated_node, nominated_until, group_rank, group_attempt,"
-      + " distributed, queue, estimated_start_at, estimate_note";
+      + " distributed, queue, estimated_start_at, estimate_note, service_id, replica_slot, replica_generation";
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =

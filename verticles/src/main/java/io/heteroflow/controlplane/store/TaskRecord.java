@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-/** One row of {@code tasks}; {@code nominatedNode} is meaningful only while it is pending and not expired. */
+/**
+ * One row of {@code tasks}; {@code nominatedNode} is meaningful only while it is pending and not expired.
+ * {@code serviceId} is set on a replica of an inference service, with its slot and the slot's generation.
+ */
 public record TaskRecord(UUID id, String tenant, String name, String type, TaskStatus status, int priority,
                          boolean preemptible, int gpuRequired, long gpuMemoryMb, String gpuType, UUID groupId,
                          JsonObject spec, String nodeId, List<Integer> gpuIndices, String reasonCode,
@@ -24,7 +27,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
                          Long boundTerm, Integer masterPort, OffsetDateTime lastCheckpointAt,
                          OffsetDateTime preemptingSince, String nominatedNode, OffsetDateTime nominatedUntil,
                          Integer groupRank, Integer groupAttempt, JsonObject distributed, String queue,
-                         OffsetDateTime estimatedStartAt, String estimateNote) {
+                         OffsetDateTime estimatedStartAt, String estimateNote, UUID serviceId,
+                         Integer replicaSlot, Integer replicaGeneration) {
 
   static TaskRecord from(Row row) {
     Integer[] indices = row.getArrayOfIntegers("gpu_indices");
@@ -41,7 +45,8 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
         row.getOffsetDateTime("preempting_since"), row.getString("nominated_node"),
         row.getOffsetDateTime("nominated_until"), row.getInteger("group_rank"), row.getInteger("group_attempt"),
         (JsonObject) row.getValue("distributed"), row.getString("queue"), row.getOffsetDateTime("estimated_start_at"),
-        row.getString("estimate_note"));
+        row.getString("estimate_note"), row.getUUID("service_id"), row.getInteger("replica_slot"),
+        row.getInteger("replica_generation"));
   }
 
   /** The Run message for this task bound where the row says (repeated in heartbeat replies until claimed). */
