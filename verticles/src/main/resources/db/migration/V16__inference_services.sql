@@ -25,6 +25,8 @@ ALTER TABLE task_groups ADD COLUMN window_owns boolean NOT NULL DEFAULT false;
 ALTER TABLE task_groups ADD COLUMN replicas_before_window integer CHECK (replicas_before_window BETWEEN 0 AND 1024);
 ALTER TABLE task_groups ADD CONSTRAINT window_remembers_count
   CHECK (NOT window_owns OR replicas_before_window IS NOT NULL);
+-- when desired_replicas last changed (the autoscaler judges only utilisation sampled after it)
+ALTER TABLE task_groups ADD COLUMN replicas_changed_at timestamptz;
 -- replicas re-created after one failed, was lost or went missing
 ALTER TABLE task_groups ADD COLUMN rebuilds bigint NOT NULL DEFAULT 0;
 CREATE INDEX task_groups_running_services ON task_groups (id) WHERE kind = 'service' AND status = 'running';

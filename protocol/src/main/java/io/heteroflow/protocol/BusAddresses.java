@@ -18,6 +18,8 @@ public final class BusAddresses {
   public static final String SCHEDULER_KICK = "heteroflow.scheduler.kick";
   /** control plane → the group lifecycle, fire-and-forget: a group member moved, or a group stop was asked for. */
   public static final String GROUPS_KICK = "heteroflow.groups.kick";
+  /** control plane → the inference rebuild, fire-and-forget: a service's replica count or window changed. */
+  public static final String SERVICES_KICK = "heteroflow.services.kick";
 
   /**
    * scheduler loop → any control plane's bind verticle, request-reply: bind one decided task in one PostgreSQL

@@ -7,6 +7,10 @@ import io.heteroflow.controlplane.cluster.LeadershipVerticle;
 import io.heteroflow.controlplane.cluster.BorrowPatrolVerticle;
 import io.heteroflow.controlplane.cluster.PreemptWatchdogVerticle;
 import io.heteroflow.controlplane.cluster.RecoveryVerticle;
+import io.heteroflow.controlplane.cluster.AutoscalerVerticle;
+import io.heteroflow.controlplane.cluster.ReplicaRebuildVerticle;
+import io.heteroflow.controlplane.cluster.WindowCheckerVerticle;
+import io.heteroflow.controlplane.service.ReplicaStops;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
 import io.heteroflow.controlplane.metrics.ClusterGauges;
@@ -39,10 +43,13 @@ import java.util.EnumSet;
 public final class ControlPlane {
   private ControlPlane() {}
 
-  /** How to run it. */
+  /**
+   * How to run it. {@code clock} is what the service beats (rebuild back-off, schedule windows) read: tests inject
+   * one to cross window edges without waiting.
+   */
   public record Options(String httpHost, int httpPort, String adminToken, SchedulerConfig config,
                         int offlineGraceSeconds, long ledgerCheckMs, int poolSize, int leaseSeconds,
-                        long leaderBeatMs, long recoveryMs) {
+                        long leaderBeatMs, long recoveryMs, ServiceBeats services, Clock clock) {
     public static final long LEDGER_CHECK_MS = 30_000;
     public static final int LEASE_SECONDS = 2;
     public static final long LEADER_BEAT_MS = 500;
@@ -50,24 +57,37 @@ public final class ControlPlane {
 
     public static Options defaults(int httpPort, String adminToken, SchedulerConfig config) {
       return new Options("0.0.0.0", httpPort, adminToken, config, 15, LEDGER_CHECK_MS, 16, LEASE_SECONDS,
-          LEADER_BEAT_MS, RECOVERY_MS);
+          LEADER_BEAT_MS, RECOVERY_MS, ServiceBeats.DEFAULTS, Clock.systemUTC());
     }
 
     public Options withLedgerCheckMs(long value) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, value, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs);
+          leaderBeatMs, recoveryMs, services, clock);
     }
 
     /** How long a silent node stays online (15 s by default; the benchmarks' own heartbeat timers lag under load). */
     public Options withOfflineGraceSeconds(int seconds) {
       return new Options(httpHost, httpPort, adminToken, config, seconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs);
+          leaderBeatMs, recoveryMs, services, clock);
     }
 
     public Options withHttp(String host, int port) {
       return new Options(host, port, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs);
+          leaderBeatMs, recoveryMs, services, clock);
     }
+
+    public Options withServices(ServiceBeats beats, Clock serviceClock) {
+      return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
+          leaseSeconds, leaderBeatMs, recoveryMs, beats, serviceClock);
+    }
+  }
+
+  /**
+   * The inference-service beats (SPEC §2, §9): rebuild every 10 s, schedule windows every 60 s, the autoscaler
+   * sampling card utilisation every 10 s and deciding every 30 s on the last 60 s.
+   */
+  public record ServiceBeats(long rebuildMs, long windowMs, long sampleMs, long decideMs, int utilizationSeconds) {
+    public static final ServiceBeats DEFAULTS = new ServiceBeats(10_000, 60_000, 10_000, 30_000, 60);
   }
 
   /**
@@ -135,11 +155,20 @@ public final class ControlPlane {
                 vertx.deployVerticle(new PreemptWatchdogVerticle(stores.tasks(), leadership, metrics,
                     PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.TIMEOUT_SECONDS)),
                 vertx.deployVerticle(new BorrowPatrolVerticle(stores.queues(), leadership,
-                    BorrowPatrolVerticle.PERIOD_MS, config.queueing().borrowIdleSeconds())))))
+                    BorrowPatrolVerticle.PERIOD_MS, config.queueing().borrowIdleSeconds())),
+                vertx.deployVerticle(new ReplicaRebuildVerticle(stores.services(),
+                    new ReplicaStops(vertx, stores.tasks()), leadership, metrics,
+                    options.clock(), options.services().rebuildMs())),
+                vertx.deployVerticle(new WindowCheckerVerticle(stores.services(),
+                    new ReplicaStops(vertx, stores.tasks()), leadership, metrics,
+                    options.clock(), options.services().windowMs())),
+                vertx.deployVerticle(new AutoscalerVerticle(stores.services(), leadership, metrics,
+                    options.services())))))
             .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
                 api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
             .map(leader -> {
-              api.serve(new ApiRouter(options.adminToken(), config, stores, leadership, plugins, metrics, registry)
+              api.serve(new ApiRouter(options.adminToken(), config, stores, leadership, plugins, metrics, registry,
+                  options.clock())
                   .create(vertx));
               return new Running(stores, leadership, plugins, pipeline, api);
             }));

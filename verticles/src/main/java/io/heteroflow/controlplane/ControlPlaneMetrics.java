@@ -130,4 +130,22 @@ public final class ControlPlaneMetrics {
   public void taskCreated() {
     tasksCreated.increment();
   }
+
+  /** A replica re-created after it failed, was lost or went missing (inference rebuild). */
+  public void replicaRebuilt(String service) {
+    Counter.builder("heteroflow_replica_rebuilds").description("inference replicas re-created, by service")
+        .tag("service", service).register(registry).increment();
+  }
+
+  /** An autoscaler decision that changed a service's replica count ({@code direction} up or down). */
+  public void autoscaled(String service, String direction) {
+    Counter.builder("heteroflow_autoscale_decisions").description("autoscaler changes of replica counts")
+        .tag("service", service).tag("direction", direction).register(registry).increment();
+  }
+
+  /** A schedule-window action carried out ({@code action}: pause, scale, stop, restore) or skipped. */
+  public void windowAction(String service, String action) {
+    Counter.builder("heteroflow_window_actions").description("schedule-window actions, by service and action")
+        .tag("service", service).tag("action", action).register(registry).increment();
+  }
 }

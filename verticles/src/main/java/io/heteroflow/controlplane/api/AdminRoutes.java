@@ -25,7 +25,21 @@ final class AdminRoutes {
 
   void mount(Router api) {
     api.post("/tenants").handler(Http.handle(this::createTenant));
+    api.put("/tenants/:name").handler(Http.handle(this::updateTenant));
     api.post("/share-groups").handler(Http.handle(this::createShareGroup));
+  }
+
+  /** {@code PUT /tenants/{name} {active}}: deactivate (its tokens still read; nothing new starts) or reactivate. */
+  private Future<Reply> updateTenant(RoutingContext ctx) {
+    Http.requireAdmin(ctx);
+    StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("active"));
+    if (!(json.presentFields().get("active") instanceof Boolean active)) {
+      throw ApiError.badField("active", "is required: true or false");
+    }
+    String name = ctx.pathParam("name");
+    return tenants.setActive(name, active).map(updated -> updated
+        .map(tenant -> Reply.ok(new JsonObject().put("name", tenant.name()).put("active", tenant.active())))
+        .orElseThrow(() -> ApiError.notFound("tenant " + StrictJson.printable(name))));
   }
 
   private Future<Reply> createTenant(RoutingContext ctx) {

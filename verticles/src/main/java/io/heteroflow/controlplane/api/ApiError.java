@@ -34,7 +34,13 @@ public final class ApiError extends RuntimeException {
     if (field == null) {
       return new ApiError(status, code, prefix.replaceAll("\\.$", ""), prefix + " " + getMessage(), currentStatus);
     }
-    return new ApiError(status, code, prefix + field, getMessage().replace(field, prefix + field), currentStatus);
+    String message = getMessage();
+    String quoted = "'" + field + "'";
+    String renamed = message.startsWith(field) ? prefix + message
+        : message.contains(quoted) ? message.replaceFirst(java.util.regex.Pattern.quote(quoted),
+            java.util.regex.Matcher.quoteReplacement("'" + prefix + field + "'"))
+        : message;
+    return new ApiError(status, code, prefix + field, renamed, currentStatus);
   }
 
   public static ApiError badField(String field, String message) {

@@ -6,6 +6,7 @@ import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.store.Stores;
 import io.heteroflow.controlplane.store.TenantStore;
+import io.heteroflow.controlplane.service.ReplicaStops;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -33,9 +34,13 @@ public final class ApiRouter {
   private final PluginRegistry registry;
   private final ControlPlaneMetrics metrics;
   private final PrometheusMeterRegistry scrape;
+  private final java.time.Clock clock;
 
+  /** {@code clock}: the one the service beats read (a service's window state is shown by it). */
   public ApiRouter(String adminToken, SchedulerConfig config, Stores stores, Leadership leadership,
-                   PluginRegistry registry, ControlPlaneMetrics metrics, PrometheusMeterRegistry scrape) {
+                   PluginRegistry registry, ControlPlaneMetrics metrics, PrometheusMeterRegistry scrape,
+                   java.time.Clock clock) {
+    this.clock = clock;
     this.adminToken = adminToken;
     this.config = config;
     this.stores = stores;
@@ -64,7 +69,10 @@ public final class ApiRouter {
     new ExplainRoutes(vertx, stores.nodes(), stores.preemptions(), stores.plugins(), stores.queues(), stores.plans(),
         registry, config, java.time.Clock.systemUTC()).mount(api);
     new TaskRoutes(vertx, stores.tasks(), stores.queues(), config.defaultTaskTimeout(), metrics).mount(api);
-    new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics).mount(api);
+    ServiceRoutes services = new ServiceRoutes(vertx, stores.services(), stores.queues(),
+        new ReplicaStops(vertx, stores.tasks()), clock);
+    new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics, stores.services(),
+        services).mount(api);
     new QueueRoutes(stores.queues()).mount(api);
     new NodeRoutes(stores.nodes(), stores.tasks()).mount(api);
     new AdminRoutes(tenants).mount(api);
@@ -96,7 +104,7 @@ public final class ApiRouter {
       } else if (result.result().isEmpty()) {
         ctx.fail(new ApiError(401, "unauthorized", null, "unknown token"));
       } else {
-        ctx.put(Http.PRINCIPAL, Principal.ofTenant(result.result().get()));
+        ctx.put(Http.PRINCIPAL, Principal.ofTenant(result.result().get().name(), result.result().get().active()));
         ctx.next();
       }
     });

@@ -6,6 +6,7 @@ import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.GroupSpec;
 import io.heteroflow.controlplane.store.GroupStore;
 import io.heteroflow.controlplane.store.QueueStore;
+import io.heteroflow.controlplane.store.ServiceStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
 import io.vertx.core.Future;
@@ -29,24 +30,43 @@ final class GroupRoutes {
   private final QueueStore queues;
   private final int defaultTimeoutSeconds;
   private final ControlPlaneMetrics metrics;
+  private final ServiceRoutes services;
+  private final ServiceStore serviceStore;
 
   GroupRoutes(Vertx vertx, GroupStore groups, QueueStore queues, int defaultTimeoutSeconds,
-              ControlPlaneMetrics metrics) {
+              ControlPlaneMetrics metrics, ServiceStore serviceStore, ServiceRoutes services) {
     this.vertx = vertx;
     this.groups = groups;
     this.queues = queues;
     this.defaultTimeoutSeconds = defaultTimeoutSeconds;
     this.metrics = metrics;
+    this.serviceStore = serviceStore;
+    this.services = services;
   }
 
   void mount(Router api) {
     api.post("/groups").handler(Http.handle(this::create));
     api.get("/groups").putMetadata(RouteGuard.QUERY, List.of("limit")).handler(Http.handle(this::list));
-    api.get("/groups/:id").handler(Http.handle(ctx -> visible(ctx).map(group -> Reply.ok(view(group)))));
+    api.get("/groups/:id").handler(Http.handle(ctx -> visible(ctx).compose(group -> group.group().isService()
+        ? services.view(group.group().id()).map(Reply::ok) : Future.succeededFuture(Reply.ok(view(group))))));
     api.post("/groups/:id/stop").handler(Http.handle(this::stop));
+    api.put("/groups/:id/replicas").handler(Http.handle(ctx -> visible(ctx).compose(group -> {
+      if (!group.group().isService()) {
+        throw new ApiError(409, "not_a_service", null, "group " + group.group().name() + " is a gang of "
+            + group.group().memberCount() + " members: only an inference service (declared with replicas) scales");
+      }
+      return services.scale(ctx, group.group());
+    })));
+    api.get("/groups/:id/events").putMetadata(RouteGuard.QUERY, List.of("limit")).handler(Http.handle(ctx ->
+        visible(ctx).compose(group -> serviceStore.events(group.group().id(), Http.limit(ctx, 100, 1000)))
+            .map(events -> Reply.ok(new JsonObject().put("items", events).put("count", events.size())))));
   }
 
   private Future<Reply> create(RoutingContext ctx) {
+    if (ServiceSpecDecoder.declaresService(ctx.body().buffer())) {
+      return services.create(ctx);
+    }
+    Http.principal(ctx).mayStartWork("a new group");
     GroupSpec spec = GroupSpecDecoder.decode(ctx.body().buffer(), defaultTimeoutSeconds);
     Principal principal = Http.principal(ctx);
     return queues.list().map(tree -> spec.inQueue(QueueResolver.resolve(tree, principal,
@@ -61,15 +81,18 @@ final class GroupRoutes {
   private Future<Reply> list(RoutingContext ctx) {
     int limit = Http.limit(ctx, 100, 1000);
     Principal principal = Http.principal(ctx);
-    return groups.list(principal.admin() ? null : principal.tenant(), limit).map(found -> {
-      JsonArray items = new JsonArray();
-      found.forEach(group -> items.add(summary(group)));
-      return Reply.ok(new JsonObject().put("items", items).put("count", items.size()));
-    });
+    return groups.list(principal.admin() ? null : principal.tenant(), limit).compose(found -> services
+        .summaries(found.stream().filter(GroupRecord::isService).toList()).map(serviceViews -> {
+          JsonArray items = new JsonArray();
+          java.util.Iterator<JsonObject> nextService = serviceViews.iterator();
+          found.forEach(group -> items.add(group.isService() ? nextService.next() : summary(group)));
+          return Reply.ok(new JsonObject().put("items", items).put("count", items.size()));
+        }));
   }
 
   private Future<Reply> stop(RoutingContext ctx) {
-    return visible(ctx).compose(group -> stop(group, 3));
+    return visible(ctx).compose(group -> group.group().isService() ? services.stop(group.group(), 3)
+        : stop(group, 3));
   }
 
   private Future<Reply> stop(GroupStore.Group group, int attemptsLeft) {
@@ -109,7 +132,7 @@ final class GroupRoutes {
 
   static JsonObject summary(GroupRecord group) {
     return new JsonObject().put("id", group.id().toString()).put("name", group.name()).put("tenant", group.tenant())
-        .put("type", group.type()).put("gpu_type", group.gpuType()).put("parallelism", group.parallelism())
+        .put("type", group.type()).put("kind", GroupRecord.GANG).put("gpu_type", group.gpuType()).put("parallelism", group.parallelism())
         .put("priority", group.priority()).put("queue", group.queue()).put("status", group.status()).put("member_count", group.memberCount())
         .put("reason", group.reasonCode() == null ? null
             : new JsonObject().put("code", group.reasonCode()).put("message", group.reasonMessage()))

@@ -66,6 +66,7 @@ final class TaskRoutes {
       throw ApiError.badField("Idempotency-Key", "must be 1–" + MAX_IDEMPOTENCY_KEY + " characters");
     }
     Principal principal = Http.principal(ctx);
+    principal.mayStartWork("a new task");
     return queues.list().map(tree -> spec.inQueue(QueueResolver.resolve(tree, principal,
             spec.queue(), spec.gpuRequired())))
         .compose(queued -> tasks.create(principal.tenant(), queued, key, sha256(ctx.body().buffer().getBytes())))

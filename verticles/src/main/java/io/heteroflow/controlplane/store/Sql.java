@@ -15,6 +15,9 @@ final class Sql {
   static final String ACTIVE_STATES = TaskStatus.ACTIVE.stream().map(status -> "'" + status.wire() + "'").sorted()
       .collect(Collectors.joining(", ", "(", ")"));
 
+  /** Tasks of a tenant an admin deactivated wait: nothing new starts for it (V16). */
+  static final String TENANT_ACTIVE = " AND tenant NOT IN (SELECT name FROM tenants WHERE NOT active)";
+
   private static final String TASK_COLUMNS = "id, tenant, name, type, status, priority, preemptible, gpu_required,"
       + " gpu_memory_mb, gpu_type, group_id, spec, node_id, gpu_indices, reason_code, reason_message, exit_code,"
       + " preempt_count, created_at, scheduled_at, started_at, finished_at, version, cpu_cores, memory_mb, host_port, shard, bound_term,"
@@ -24,7 +27,14 @@ final class Sql {
   // ---- tenants and share groups
   static final String INSERT_TENANT =
       "INSERT INTO tenants (name, token_sha256) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name, created_at";
-  static final String TENANT_BY_TOKEN = "SELECT name FROM tenants WHERE token_sha256 = $1";
+  static final String TENANT_BY_TOKEN = "SELECT name, active FROM tenants WHERE token_sha256 = $1";
+  static final String SET_TENANT_ACTIVE = "UPDATE tenants SET active = $2 WHERE name = $1 RETURNING name, active";
+  /** What waits because its tenant was deactivated says so (a ledger entry where the reason changed). */
+  static final String MARK_PENDING_OF_INACTIVE = "WITH changed AS (UPDATE tasks SET reason_code = 'TenantInactive',"
+      + " reason_message = 'tenant ' || tenant || ' is inactive: nothing new starts for it' WHERE tenant = $1"
+      + " AND status = 'pending' AND reason_code IS DISTINCT FROM 'TenantInactive' RETURNING id, reason_message)"
+      + " INSERT INTO task_events (task_id, kind, code, message) SELECT id, 'unschedulable', 'TenantInactive',"
+      + " reason_message FROM changed";
   static final String EXISTING_TENANTS = "SELECT name FROM tenants WHERE name = ANY($1)";
   static final String INSERT_SHARE_GROUP =
       "INSERT INTO share_groups (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING name, created_at";
@@ -49,11 +59,11 @@ final class Sql {
    * The queue: priority descending, then FIFO; a round continues after the scan cursor (priority, created_at, id),
    * taking along any task of higher priority created after the newest one the pass has seen.
    */
-  static final String PENDING_BY_IDS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL"
+  static final String PENDING_BY_IDS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL" + TENANT_ACTIVE
       + " AND id = ANY($1)";
-  static final String PENDING_FROM_START = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL"
+  static final String PENDING_FROM_START = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL" + TENANT_ACTIVE
       + " ORDER BY priority DESC, created_at, id LIMIT $1";
-  static final String PENDING_CONTINUE = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL"
+  static final String PENDING_CONTINUE = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE status = 'pending' AND group_id IS NULL" + TENANT_ACTIVE
       + " AND (priority < $1 OR (priority = $1 AND (created_at, id) > ($2, $3)) OR (priority > $1 AND created_at > $5))"
       + " ORDER BY priority DESC, created_at, id LIMIT $4";
 
@@ -81,7 +91,7 @@ final class Sql {
       + " gpu_indices = $3, host_port = $4, shard = $5, bound_term = $6, reason_code = NULL, nominated_node = NULL,"
       + " nominated_until = NULL, nominated_victims = NULL,"
       + " reason_message = NULL, borrowed_from = NULL"
-      + " WHERE id = $1 AND status = 'pending' RETURNING type, cpu_cores, memory_mb, tenant, queue";
+      + " WHERE id = $1 AND status = 'pending'" + TENANT_ACTIVE + " RETURNING type, cpu_cores, memory_mb, tenant, queue";
   static final String SET_REASON = "WITH changed AS (UPDATE tasks SET reason_code = $2, reason_message = $3"
       + " WHERE id = $1 AND status = 'pending'"
       + " AND (reason_code IS DISTINCT FROM $2 OR reason_message IS DISTINCT FROM $3) RETURNING id)"
@@ -153,7 +163,7 @@ final class Sql {
       + " gpu_total, gpu_used, cpu_cores, cpu_allocated, memory_allocated_mb FROM nodes WHERE id = ANY($1)"
       + " ORDER BY id FOR UPDATE";
   static final String LOCK_PENDING_TASKS = "SELECT id, type, cpu_cores, memory_mb, tenant, queue FROM tasks"
-      + " WHERE id = ANY($1) AND status = 'pending' ORDER BY id FOR UPDATE";
+      + " WHERE id = ANY($1) AND status = 'pending'" + TENANT_ACTIVE + " ORDER BY id FOR UPDATE";
   static final String CARDS_OF_NODES = "SELECT node_id, gpu_index, model, memory_total_mb, memory_used_mb,"
       + " utilization_percent, temperature_c FROM cards WHERE node_id = ANY($1)";
   /** Every active allocation on these nodes: a batch bind's occupants, a snapshot refresh's card use. */
@@ -424,7 +434,8 @@ final class Sql {
   static final String GROUP_COLUMNS = "id, tenant, name, type, gpu_type, parallelism, priority, status, member_count,"
       + " max_restarts, restart_count, reason_code, reason_message, master_node, master_addr, master_port, backend,"
       + " network_domains, ending, created_at, scheduled_at, finished_at, version, queue, estimated_start_at,"
-      + " estimate_note";
+      + " estimate_note, kind, desired_replicas, replica_spec, autoscale, windows, window_owns, replicas_before_window,"
+      + " rebuilds, replicas_changed_at";
   static final String INSERT_GROUP = "INSERT INTO task_groups (id, tenant, name, type, gpu_type, parallelism, priority,"
       + " status, member_count, max_restarts, queue) VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10)"
       + " RETURNING " + GROUP_COLUMNS;
@@ -447,10 +458,11 @@ final class Sql {
       + " ORDER BY group_id, group_rank";
   /** The group queue, like the task queue: priority descending, then FIFO, continuing after a cursor. */
   static final String PENDING_GROUPS = "SELECT " + GROUP_COLUMNS + " FROM task_groups WHERE status = 'pending'"
+      + " AND kind = 'gang'" + TENANT_ACTIVE
       + " AND ($1::integer IS NULL OR priority < $1 OR (priority = $1 AND (created_at, id) > ($2, $3)))"
       + " ORDER BY priority DESC, created_at, id LIMIT $4";
   static final String UNFINISHED_GROUPS = "SELECT " + GROUP_COLUMNS + " FROM task_groups"
-      + " WHERE status IN ('scheduled', 'running', 'stopping') ORDER BY created_at, id LIMIT $1";
+      + " WHERE status IN ('scheduled', 'running', 'stopping') AND kind = 'gang' ORDER BY created_at, id LIMIT $1";
   /** The group's claim at its bind, the current attempt's: pending → scheduled, with where rank 0 listens. */
   static final String CAS_GROUP_BOUND = "UPDATE task_groups SET status = 'scheduled', master_node = $3, master_addr = $4,"
       + " master_port = $5, backend = $6, network_domains = $7, reason_code = NULL, reason_message = NULL,"
@@ -606,6 +618,78 @@ final class Sql {
       + " GROUP BY queue) q LEFT JOIN (" + QUEUE_USAGE + ") u ON u.queue = q.queue";
   /** The first $1 pending single tasks of every queue, in queue order (so each queue's head is in every round). */
   static final String QUEUE_HEADS = "SELECT " + TASK_COLUMNS + " FROM (SELECT t.* FROM queues q CROSS JOIN LATERAL"
-      + " (SELECT * FROM tasks WHERE queue = q.name AND status = 'pending' AND group_id IS NULL"
+      + " (SELECT * FROM tasks WHERE queue = q.name AND status = 'pending' AND group_id IS NULL" + TENANT_ACTIVE
       + " ORDER BY priority DESC, created_at, id LIMIT $1) t) h";
+
+  // ---- inference services (ServiceStore): a group of kind service, its replicas in slots
+  static final String INSERT_SERVICE = "INSERT INTO task_groups (id, tenant, name, type, gpu_type, priority, status,"
+      + " member_count, max_restarts, queue, kind, desired_replicas, replica_spec, autoscale, windows,"
+      + " replicas_changed_at, scheduled_at) VALUES ($1, $2, $3, 'inference', $4, $5, 'running', $6, 0, $7, 'service',"
+      + " $6, $8, $9, $10, now(), now()) RETURNING " + GROUP_COLUMNS;
+  /** Running services with whether their tenant is active (an inactive tenant's service gains no replicas). */
+  static final String RUNNING_SERVICES = "SELECT " + GROUP_COLUMNS + ", (SELECT active FROM tenants"
+      + " WHERE name = g.tenant) AS tenant_active FROM task_groups g WHERE kind = 'service' AND status = 'running'"
+      + " ORDER BY created_at, id LIMIT $1";
+  static final String SERVICE_BY_ID = "SELECT " + GROUP_COLUMNS + ", (SELECT active FROM tenants"
+      + " WHERE name = g.tenant) AS tenant_active FROM task_groups g WHERE id = $1 AND kind = 'service'";
+  /** Every slot of the services with its latest replica (null columns when the insert of it never committed). */
+  static final String SERVICE_SLOTS = "SELECT s.service_id, s.slot, s.generation, s.failures, t.id AS task_id,"
+      + " t.status, t.node_id, n.status AS node_status, t.created_at, t.started_at, t.finished_at, t.reason_code,"
+      + " t.reason_message, t.exit_code, t.host_port, t.gpu_indices FROM replica_slots s LEFT JOIN tasks t"
+      + " ON t.service_id = s.service_id AND t.replica_slot = s.slot AND t.replica_generation = s.generation"
+      + " LEFT JOIN nodes n ON n.id = t.node_id WHERE s.service_id = ANY($1) ORDER BY s.service_id, s.slot";
+  /**
+   * The slot's move to generation $3 (from $3 - 1, or created at 0): the CAS that makes a rebuild happen once,
+   * whoever runs it.
+   */
+  static final String ADVANCE_SLOT = "INSERT INTO replica_slots (service_id, slot, generation, failures)"
+      + " VALUES ($1, $2, $3, $4) ON CONFLICT (service_id, slot) DO UPDATE SET generation = EXCLUDED.generation,"
+      + " failures = EXCLUDED.failures WHERE replica_slots.generation = EXCLUDED.generation - 1 RETURNING slot";
+  /**
+   * A replica of slot $3, generation $4, made from the service row alone, labelled with the service; only while the
+   * service runs and wants the slot (one_live_replica_per_slot refuses a second live one).
+   */
+  static final String INSERT_REPLICA = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
+      + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, queue, service_id, replica_slot,"
+      + " replica_generation) SELECT $1, g.tenant, (g.replica_spec->>'name') || '-' || $3, 'inference', 'pending',"
+      + " g.priority, (g.replica_spec->>'preemptible')::boolean, (g.replica_spec->>'gpu_required')::integer,"
+      + " (g.replica_spec->>'gpu_memory_mb')::bigint, g.replica_spec->>'gpu_type',"
+      + " jsonb_set(g.replica_spec->'spec', '{labels}', coalesce(g.replica_spec->'spec'->'labels', '{}'::jsonb)"
+      + " || jsonb_build_object('" + ServiceSpec.SERVICE_LABEL + "', g.id::text)),"
+      + " (g.replica_spec->>'cpu_cores')::double precision, (g.replica_spec->>'memory_mb')::bigint, g.queue, g.id, $3, $4"
+      + " FROM task_groups g WHERE g.id = $2 AND g.kind = 'service' AND g.status = 'running'"
+      + " AND $3 < g.desired_replicas RETURNING id";
+  static final String COUNT_REBUILD = "UPDATE task_groups SET rebuilds = rebuilds + 1 WHERE id = $1";
+  /** The desired count (and who owns it) by CAS on the version read; replicas_changed_at moves when the count does. */
+  static final String CAS_SERVICE_REPLICAS = "UPDATE task_groups SET replicas_changed_at = CASE WHEN desired_replicas"
+      + " <> $3 THEN now() ELSE replicas_changed_at END, desired_replicas = $3, window_owns = $4,"
+      + " replicas_before_window = $5, version = version + 1 WHERE id = $1 AND version = $2 AND kind = 'service'"
+      + " AND status = 'running' RETURNING " + GROUP_COLUMNS;
+  static final String CAS_SERVICE_STOPPED = "UPDATE task_groups SET status = 'stopped', reason_code = $3,"
+      + " reason_message = $4, finished_at = now(), version = version + 1 WHERE id = $1 AND version = $2"
+      + " AND kind = 'service' AND status = 'running' RETURNING " + GROUP_COLUMNS;
+  static final String LIVE_REPLICAS = "SELECT id, status, node_id FROM tasks WHERE service_id = $1"
+      + " AND status IN ('pending', 'scheduled', 'running')";
+  static final String INSERT_GROUP_EVENT = "INSERT INTO group_events (group_id, kind, message, details)"
+      + " VALUES ($1, $2, $3, $4)";
+  static final String GROUP_EVENTS = "SELECT at, kind, message, details FROM group_events WHERE group_id = $1"
+      + " ORDER BY id DESC LIMIT $2";
+  /**
+   * One sample per service: the mean utilisation now of the cards its running replicas hold, as heartbeats last
+   * wrote them (services whose replicas hold no card get none).
+   */
+  static final String SAMPLE_SERVICE_UTILIZATION = "INSERT INTO service_utilization (service_id, sampled_at,"
+      + " mean_percent, cards) SELECT t.service_id, now(), avg(c.utilization_percent), count(*) FROM tasks t"
+      + " JOIN allocations a ON a.task_id = t.id AND a.active JOIN cards c ON c.node_id = a.node_id"
+      + " AND c.gpu_index = a.gpu_index WHERE t.service_id = ANY($1) AND t.status = 'running' GROUP BY t.service_id"
+      + " ON CONFLICT DO NOTHING";
+  static final String PRUNE_UTILIZATION = "DELETE FROM service_utilization WHERE sampled_at < now() - interval '10 min'";
+  /**
+   * Per service, the card-weighted mean of the samples of the last $2 seconds taken after its replica count last
+   * changed, and how many there are.
+   */
+  static final String UTILIZATION_WINDOW = "SELECT g.id AS service_id, sum(u.mean_percent * u.cards)"
+      + " / nullif(sum(u.cards), 0) AS mean, count(*) AS samples FROM task_groups g JOIN service_utilization u"
+      + " ON u.service_id = g.id AND u.sampled_at > greatest(now() - make_interval(secs => $2),"
+      + " coalesce(g.replicas_changed_at, '-infinity'::timestamptz)) WHERE g.id = ANY($1) GROUP BY g.id";
 }

@@ -10,13 +10,15 @@ import io.vertx.sqlclient.Pool;
  */
 public record Stores(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore tenants, PluginConfigStore plugins,
                      BindStore binds, BatchBindStore batchBinds, LeaderStore leaders,
-                     PreemptionStore preemptions, GroupStore groups, QueueStore queues, PlanStore plans) {
+                     PreemptionStore preemptions, GroupStore groups, QueueStore queues, PlanStore plans,
+                     ServiceStore services) {
 
   public static Stores on(Pool pool, SchedulerConfig config) {
     BindStore binds = new BindStore(pool, config);
     BatchBindStore batchBinds = new BatchBindStore(pool, config, binds);
     return new Stores(pool, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
         new PluginConfigStore(pool), binds, batchBinds, new LeaderStore(pool), new PreemptionStore(pool),
-        new GroupStore(pool, batchBinds), new QueueStore(pool), new PlanStore(pool));
+        new GroupStore(pool, batchBinds), new QueueStore(pool), new PlanStore(pool),
+        new ServiceStore(pool));
   }
 }

@@ -22,9 +22,34 @@ public final class TenantStore {
     return pool.preparedQuery(Sql.INSERT_TENANT).execute(Tuple.of(name, tokenSha256)).map(rows -> rows.size() == 1);
   }
 
-  public Future<Optional<String>> tenantOfToken(String tokenSha256) {
+  /** A tenant as authentication sees it: an inactive one still reads, but nothing new starts for it. */
+  public record Tenant(String name, boolean active) {
+  }
+
+  public Future<Optional<Tenant>> tenantOfToken(String tokenSha256) {
     return pool.preparedQuery(Sql.TENANT_BY_TOKEN).execute(Tuple.of(tokenSha256))
-        .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(rows.iterator().next().getString("name")));
+        .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(tenant(rows.iterator().next())));
+  }
+
+  /**
+   * Activates or deactivates a tenant; empty when there is none of that name. Deactivating marks its pending
+   * tasks {@code TenantInactive} in the same transaction (the scheduler no longer takes them).
+   */
+  public Future<Optional<Tenant>> setActive(String name, boolean active) {
+    return pool.withTransaction(conn -> conn.preparedQuery(Sql.SET_TENANT_ACTIVE).execute(Tuple.of(name, active))
+        .compose(rows -> {
+          if (rows.size() == 0) {
+            return Future.succeededFuture(Optional.<Tenant>empty());
+          }
+          Tenant tenant = tenant(rows.iterator().next());
+          Future<?> marked = active ? Future.succeededFuture()
+              : conn.preparedQuery(Sql.MARK_PENDING_OF_INACTIVE).execute(Tuple.of(name));
+          return marked.map(Optional.of(tenant));
+        }));
+  }
+
+  private static Tenant tenant(io.vertx.sqlclient.Row row) {
+    return new Tenant(row.getString("name"), row.getBoolean("active"));
   }
 
   /** The outcome of creating a share group. */

@@ -1,0 +1,52 @@
+package io.heteroflow.controlplane.cluster;
+
+import io.vertx.core.Future;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A leader-only pass that never overlaps itself: a request while one runs makes exactly one more run after it
+ * (beats and kicks coalesce). Used on the verticle's event loop only, so it needs no locking.
+ */
+final class SerialPass {
+  private static final Logger LOG = Logger.getLogger(SerialPass.class.getName());
+  private final String name;
+  private final Leadership leadership;
+  private final Supplier<Future<?>> pass;
+  private boolean running;
+  private boolean again;
+
+  SerialPass(String name, Leadership leadership, Supplier<Future<?>> pass) {
+    this.name = name;
+    this.leadership = leadership;
+    this.pass = pass;
+  }
+
+  void request() {
+    if (!leadership.leading()) {
+      return;
+    }
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    again = false;
+    Future<?> run;
+    try {
+      run = pass.get();
+    } catch (RuntimeException e) {
+      run = Future.failedFuture(e);
+    }
+    run.onComplete(done -> {
+      running = false;
+      if (done.failed()) {
+        LOG.log(Level.FINE, name + " failed; the next beat retries", done.cause());
+      }
+      if (again) {
+        request();
+      }
+    });
+  }
+}
