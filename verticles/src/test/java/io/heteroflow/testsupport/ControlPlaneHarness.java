@@ -47,6 +47,10 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   private long ledgerCheckMs = ControlPlane.Options.LEDGER_CHECK_MS;
   private List<SimulatedNode> agents = List.of();
   private SchedulerConfig config = SchedulerConfig.defaults();
+  private ControlPlane.ServiceBeats serviceBeats = ControlPlane.ServiceBeats.DEFAULTS;
+  private java.time.Clock clock = java.time.Clock.systemUTC();
+  private int offlineGraceSeconds = 15;
+  private final Map<String, String> agentDeployments = new java.util.concurrent.ConcurrentHashMap<>();
   private final HttpClient http = HttpClient.newHttpClient();
 
   /** A control plane whose heartbeat ledger check runs every {@code ledgerCheckMs} (default 30 s). */
@@ -58,6 +62,19 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   /** A control plane on this configuration (default: the packaged conf/config.yaml). */
   public ControlPlaneHarness config(SchedulerConfig other) {
     this.config = other;
+    return this;
+  }
+
+  /** The inference-service beats and the clock they read (default: SPEC periods, the system clock). */
+  public ControlPlaneHarness services(ControlPlane.ServiceBeats beats, java.time.Clock serviceClock) {
+    this.serviceBeats = beats;
+    this.clock = serviceClock;
+    return this;
+  }
+
+  /** How long a silent node stays online (default 15 s). */
+  public ControlPlaneHarness offlineGraceSeconds(int seconds) {
+    this.offlineGraceSeconds = seconds;
     return this;
   }
 
@@ -80,17 +97,37 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   /** Deploys the control plane and its agents; answers once this control plane leads. */
   public ControlPlaneHarness start() throws Exception {
     database = TestPostgres.freshDatabase();
+    return deploy();
+  }
+
+  /**
+   * A failover: this control plane process dies (its Vert.x closed, its agents with it) and a new one starts on the
+   * same database with the same agents; answers once the new one leads.
+   */
+  public ControlPlaneHarness failover() throws Exception {
+    close();
+    return deploy();
+  }
+
+  /** Stops one simulated agent: its node falls silent (offline after the grace period). */
+  public void stopAgent(String nodeId) throws Exception {
+    await(vertx.undeploy(agentDeployments.remove(nodeId)));
+  }
+
+  private ControlPlaneHarness deploy() throws Exception {
     PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
     vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
     ControlPlane.Options options = ControlPlane.Options.defaults(0, ADMIN, config)
-        .withHttp("127.0.0.1", 0).withLedgerCheckMs(ledgerCheckMs);
+        .withHttp("127.0.0.1", 0).withLedgerCheckMs(ledgerCheckMs).withServices(serviceBeats, clock)
+        .withOfflineGraceSeconds(offlineGraceSeconds);
     running = await(ControlPlane.deploy(vertx, database, options, registry));
     eventually(Duration.ofSeconds(20), "this control plane to lead", () -> running.leadership().leading());
     Path logs = Files.createTempDirectory("heteroflow-test-logs-");
     List<Future<String>> deployed = new ArrayList<>();
     for (SimulatedNode node : agents) {
       deployed.add(vertx.deployVerticle(new AgentVerticle(node,
-          new ProcessExecutor(vertx, logs.resolve(node.id()), Math.max(4, node.cards()), Duration.ofSeconds(2)), 300)));
+          new ProcessExecutor(vertx, logs.resolve(node.id()), Math.max(4, node.cards()), Duration.ofSeconds(2)), 300))
+          .onSuccess(id -> agentDeployments.put(node.id(), id)));
     }
     await(Future.all(deployed));
     return this;
