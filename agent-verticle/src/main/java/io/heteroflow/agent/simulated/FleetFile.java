@@ -13,7 +13,10 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
-/** Reads a fleet file ({@code nodes:} list) or a single node file into simulated nodes. */
+/**
+ * Reads a fleet file ({@code nodes:} list) or a single node file into simulated nodes. A relative
+ * {@code utilization_file} is resolved against the directory of the file that names it.
+ */
 public final class FleetFile {
   private FleetFile() {}
 
@@ -32,6 +35,10 @@ public final class FleetFile {
     Set<String> ids = new HashSet<>();
     for (Map<String, Object> entry : entries) {
       SimulatedNode node = SimulatedNode.fromMap(entry);
+      if (node.utilizationFile() != null && !node.utilizationFile().isAbsolute()) {
+        Path directory = file.toAbsolutePath().getParent();
+        node = node.withUtilizationFile(directory.resolve(node.utilizationFile()));
+      }
       if (!ids.add(node.id())) {
         throw new IllegalArgumentException(file + ": node id '" + node.id() + "' appears twice");
       }

@@ -5,6 +5,7 @@ import io.heteroflow.agent.node.NodeReading;
 import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.NetworkAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,11 +16,14 @@ import java.util.StringJoiner;
  * labels, location, NVLink domains and addresses. It reports exactly what a real agent reports.
  * {@code internalIps}: IP literals, bare or CIDR ({@code 10.0.1.5/24}; default 127.0.0.1); {@code publicIps}:
  * bare IP literals (default none). A bad address is an IllegalArgumentException naming the node and the entry.
+ * {@code utilizationFile}: where each card's GPU utilisation is read on every {@link #read()} (format in
+ * {@link UtilizationFile}); null or absent: every card reports 0.
  */
 public record SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
                             double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
                             List<Integer> numa, Map<String, String> labels, Map<String, String> location,
-                            List<String> internalIps, List<String> publicIps, String dedicatedTenant)
+                            List<String> internalIps, List<String> publicIps, String dedicatedTenant,
+                            Path utilizationFile)
     implements NodeSource {
 
   public SimulatedNode {
@@ -32,13 +36,28 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
     publicIps = publicIps == null ? List.of() : checked(id, "public_ips", publicIps, false);
   }
 
+  /** A node without a utilisation file (every card reports 0). */
+  public SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
+                       double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
+                       List<Integer> numa, Map<String, String> labels, Map<String, String> location,
+                       List<String> internalIps, List<String> publicIps, String dedicatedTenant) {
+    this(id, vendor, model, cards, cardMemoryMb, cpuCores, memoryGb, cpuPercent, memoryUsedMb, nvlinkDomains, numa,
+        labels, location, internalIps, publicIps, dedicatedTenant, null);
+  }
+
   /** A node without public addresses. */
   public SimulatedNode(String id, GpuVendor vendor, String model, int cards, long cardMemoryMb, int cpuCores,
                        double memoryGb, double cpuPercent, long memoryUsedMb, List<List<Integer>> nvlinkDomains,
                        List<Integer> numa, Map<String, String> labels, Map<String, String> location,
                        List<String> internalIps, String dedicatedTenant) {
     this(id, vendor, model, cards, cardMemoryMb, cpuCores, memoryGb, cpuPercent, memoryUsedMb, nvlinkDomains, numa,
-        labels, location, internalIps, List.of(), dedicatedTenant);
+        labels, location, internalIps, List.of(), dedicatedTenant, null);
+  }
+
+  /** This node reading its cards' utilisation from {@code file} (null: every card reports 0). */
+  public SimulatedNode withUtilizationFile(Path file) {
+    return new SimulatedNode(id, vendor, model, cards, cardMemoryMb, cpuCores, memoryGb, cpuPercent, memoryUsedMb,
+        nvlinkDomains, numa, labels, location, internalIps, publicIps, dedicatedTenant, file);
   }
 
   private static List<String> checked(String id, String key, List<String> addresses, boolean prefixAllowed) {
@@ -63,8 +82,9 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
   @Override
   public NodeReading read() {
     List<DetectedCard> detected = new ArrayList<>();
+    int[] utilization = UtilizationFile.read(utilizationFile, cards);
     for (int index = 0; index < cards; index++) {
-      detected.add(new DetectedCard(index, "SIM-" + id + "-" + index, model, cardMemoryMb, 0, 0, 40,
+      detected.add(new DetectedCard(index, "SIM-" + id + "-" + index, model, cardMemoryMb, 0, utilization[index], 40,
           index < numa.size() ? numa.get(index) : null));
     }
     return new NodeReading(vendor, detected, cpuCores, cpuPercent, memoryGb, memoryUsedMb, internalIps, publicIps,
@@ -110,7 +130,8 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
         domains, numa, strings((Map<String, Object>) entry.get("labels")),
         strings((Map<String, Object>) entry.get("location")),
         addresses(entry, "internal_ips"), addresses(entry, "public_ips"),
-        entry.get("dedicated_tenant") == null ? null : String.valueOf(entry.get("dedicated_tenant")));
+        entry.get("dedicated_tenant") == null ? null : String.valueOf(entry.get("dedicated_tenant")),
+        entry.get("utilization_file") == null ? null : Path.of(String.valueOf(entry.get("utilization_file"))));
   }
 
   /** A list of addresses (absent: empty); a single string is refused: it must be a YAML list. */

@@ -290,6 +290,15 @@ public final class NodeStore {
     return records;
   }
 
+  /** The active replicas per service on a node ({@code {"<service uuid>": count}}). */
+  private static Map<String, Integer> serviceReplicas(Object value) {
+    Map<String, Integer> replicas = new HashMap<>();
+    if (value instanceof JsonObject object) {
+      object.forEach(entry -> replicas.put(entry.getKey(), ((Number) entry.getValue()).intValue()));
+    }
+    return replicas;
+  }
+
   private static NodeRecord toRecord(Row row, List<Row> cardRows, Map<Integer, CardUse> use) {
     List<CardInfo> cards = new ArrayList<>();
     Map<Integer, String> uuids = new HashMap<>();
@@ -308,7 +317,8 @@ public final class NodeStore {
         row.getString("topology"), row.getInteger("cpu_cores"), row.getDouble("cpu_percent"),
         row.getDouble("memory_total_gb"), row.getLong("memory_used_mb"), row.getInteger("gpu_total"),
         row.getInteger("gpu_used"), row.getDouble("cpu_allocated"), row.getLong("memory_allocated_mb"),
-        row.getLong("inference_tasks").intValue(), cards, use, row.getBoolean("cordoned"));
+        row.getLong("inference_tasks").intValue(), cards, use, row.getBoolean("cordoned"),
+        serviceReplicas(row.getValue("service_replicas")));
     Object ips = row.getValue("internal_ips");
     Object publicIps = row.getValue("public_ips");
     return new NodeRecord(info, row.getOffsetDateTime("last_heartbeat_at"),

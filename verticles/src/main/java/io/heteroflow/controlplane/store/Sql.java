@@ -276,6 +276,9 @@ final class Sql {
       + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, n.last_heartbeat_at, n.cpu_allocated,"
       + " n.memory_allocated_mb, (SELECT count(*) FROM tasks t WHERE t.node_id = n.id AND t.type = 'inference'"
       + " AND t.status IN " + ACTIVE_STATES + ") AS inference_tasks, n.cordoned, n.dedicated_by_admin,"
+      + " (SELECT coalesce(jsonb_object_agg(s.service_id::text, s.replicas), '{}'::jsonb) FROM (SELECT t.service_id,"
+      + " count(*) AS replicas FROM tasks t WHERE t.node_id = n.id AND t.service_id IS NOT NULL AND t.status IN "
+      + ACTIVE_STATES + " GROUP BY t.service_id) s) AS service_replicas,"
       + " CASE WHEN n.drain_requested THEN EXISTS (SELECT 1 FROM tasks t WHERE t.node_id = n.id"
       + " AND t.status IN " + ACTIVE_STATES + ") ELSE false END AS draining";
   static final String NODES = "SELECT " + NODE_COLUMNS + " FROM nodes n ORDER BY n.id";

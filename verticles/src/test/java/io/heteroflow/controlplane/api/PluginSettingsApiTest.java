@@ -86,6 +86,20 @@ class PluginSettingsApiTest {
   }
 
   @Test
+  void replicaSpreadIsListedOnByDefaultAndSwitchable() throws Exception {
+    JsonObject listed = plugin(cp.json("GET", "/api/v1/scheduler/plugins", ADMIN, null, 200), "replica-spread");
+    assertTrue(listed.getBoolean("enabled"), listed.encode());
+    assertEquals(2, listed.getInteger("weight"));
+    assertTrue(!listed.getBoolean("locked") && listed.getString("kind").contains("score"), listed.encode());
+    cp.json("POST", "/api/v1/plugins/replica-spread?action=disable", ADMIN, null, 200);
+    assertTrue(!plugin(cp.json("GET", "/api/v1/scheduler/plugins", ADMIN, null, 200), "replica-spread")
+        .getBoolean("enabled"));
+    cp.json("POST", "/api/v1/plugins/replica-spread?action=enable", ADMIN, null, 200);
+    assertTrue(plugin(cp.json("GET", "/api/v1/scheduler/plugins", ADMIN, null, 200), "replica-spread")
+        .getBoolean("enabled"));
+  }
+
+  @Test
   void theBuiltInFiltersAreListedFirstAsLockedAndRefuseEveryChange() throws Exception {
     JsonArray plugins = cp.json("GET", "/api/v1/scheduler/plugins", ADMIN, null, 200).getJsonArray("plugins");
     for (int i = 0; i < LOCKED.size(); i++) {

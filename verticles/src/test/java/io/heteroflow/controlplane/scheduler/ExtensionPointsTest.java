@@ -127,7 +127,7 @@ class ExtensionPointsTest {
     };
     PluginSet plugins = BuiltInPlugins.registry(Fixtures.CONFIG).register(PluginDefinition.of("nominator",
         () -> nominator), new PluginConfig("nominator", true, 0, Map.of())).build(Map.of());
-    assertTrue(plugins.memoizable(), "a PostFilter sees only refusals: the memo still answers");
+    assertTrue(plugins.memoizable(task().gpus(8).build()), "a PostFilter sees only refusals: the memo still answers");
     Snapshot snapshot = new Snapshot(NODES);
     assertEquals("b", PIPELINE.decide(task().gpus(8).build(), snapshot, plugins).nodeId());
     Decision refused = PIPELINE.decide(task().gpus(9).build(), snapshot, plugins);
@@ -201,7 +201,8 @@ class ExtensionPointsTest {
     assertEquals(2, preferA.candidatesSeen);
     double spreadOnA = new io.heteroflow.controlplane.scheduler.plugins.SpreadScore().score(task().build(), NODES.get(0),
         new CycleState());
-    double others = 50 + 50 + 50; // nvlink, topology and rdma: neutral on nodes without their data
+    // nvlink, topology and rdma: neutral on nodes without their data; replica-spread: 100 (weight 2) for a non-replica
+    double others = 50 + 50 + 50 + 2 * 100;
     assertEquals(5 * 100 + spreadOnA + others, placed.score(), 1e-9, "1000 clamped to 100");
   }
 

@@ -61,6 +61,7 @@ final class Fixtures {
     private long memoryUsedMb = 50_000;
     private final Map<Integer, Integer> utilization = new HashMap<>();
     private final Map<Integer, Integer> temperature = new HashMap<>();
+    private final Map<String, Integer> replicas = new HashMap<>();
 
     NodeBuilder(String id) {
       this.id = id;
@@ -152,6 +153,12 @@ final class Fixtures {
       return this;
     }
 
+    /** {@code count} active replicas of inference service {@code service} run here (holding no cards). */
+    NodeBuilder replicas(String service, int count) {
+      replicas.put(service, count);
+      return this;
+    }
+
     NodeBuilder location(String regionValue, String zoneValue, String rackValue) {
       region = regionValue;
       zone = zoneValue;
@@ -167,7 +174,7 @@ final class Fixtures {
       }
       int used = (int) use.values().stream().filter(card -> card.wholeTasks() > 0).count();
       return new NodeInfo(id, vendor, status, true, dedicated, region, zone, rack, labels, topology, cpuCores,
-          cpuPercent, 512, memoryUsedMb, cards, used, cpuAllocated, 0, 0, list, use);
+          cpuPercent, 512, memoryUsedMb, cards, used, cpuAllocated, 0, 0, list, use, false, replicas);
     }
   }
 
@@ -233,6 +240,13 @@ final class Fixtures {
 
     TaskBuilder selector(String key, String value) {
       selector.put(key, value);
+      return this;
+    }
+
+    /** A replica of inference service {@code service}: type inference with the service label. */
+    TaskBuilder replicaOf(String service) {
+      type = "inference";
+      labels.put(TaskRequest.SERVICE_LABEL, service);
       return this;
     }
 

@@ -186,7 +186,7 @@ class SchedulingPipelineTest {
     }
     assertTrue(byName.get("binpack").enabled());
     assertFalse(byName.get("spread").enabled());
-    assertEquals(List.of("binpack", "nvlink", "topology", "rdma"),
+    assertEquals(List.of("binpack", "nvlink", "topology", "rdma", "replica-spread"),
         set.scores().stream().map(score -> score.plugin().name()).toList());
     assertEquals("score+filter+bind", byName.get("nvlink").kind());
     assertEquals("filter+postfilter", byName.get("preempt").kind());

@@ -8,12 +8,15 @@ import java.util.Map;
 /**
  * An immutable view of one node in a scheduling snapshot: its live load, its cards, what active allocations
  * hold on each card, and its accounted CPU / memory. Staging a decision yields a new NodeInfo.
+ * {@code serviceReplicas}: how many active replicas of each inference service (by service id, the
+ * {@link TaskRequest#SERVICE_LABEL} value) the node holds, whether or not they hold cards.
  */
 public record NodeInfo(String id, String gpuVendor, String status, boolean executable, String dedicatedTenant,
                        String region, String zone, String rack, Map<String, String> labels, String topology,
                        int cpuCores, double cpuPercent, double memoryTotalGb, long memoryUsedMb,
                        int gpuTotal, int gpuUsed, double cpuAllocated, long memoryAllocatedMb, int inferenceTasks,
-                       List<CardInfo> cards, Map<Integer, CardUse> cardUse, boolean cordoned) {
+                       List<CardInfo> cards, Map<Integer, CardUse> cardUse, boolean cordoned,
+                       Map<String, Integer> serviceReplicas) {
 
   /** A card whose memory use is at or above this percentage cannot take a whole-card task (SPEC §3). */
   public static final double CARD_MEMORY_FULL_PERCENT = 95.0;
@@ -22,6 +25,23 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
     labels = labels == null ? Map.of() : Map.copyOf(labels);
     cards = cards == null ? List.of() : List.copyOf(cards);
     cardUse = cardUse == null ? Map.of() : Map.copyOf(cardUse);
+    serviceReplicas = serviceReplicas == null ? Map.of() : Map.copyOf(serviceReplicas);
+  }
+
+  /** A node holding no service replicas. */
+  public NodeInfo(String id, String gpuVendor, String status, boolean executable, String dedicatedTenant,
+                  String region, String zone, String rack, Map<String, String> labels, String topology,
+                  int cpuCores, double cpuPercent, double memoryTotalGb, long memoryUsedMb,
+                  int gpuTotal, int gpuUsed, double cpuAllocated, long memoryAllocatedMb, int inferenceTasks,
+                  List<CardInfo> cards, Map<Integer, CardUse> cardUse, boolean cordoned) {
+    this(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology, cpuCores,
+        cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed, cpuAllocated, memoryAllocatedMb, inferenceTasks,
+        cards, cardUse, cordoned, Map.of());
+  }
+
+  /** How many active replicas of service {@code serviceId} this node holds. */
+  public int replicasOf(String serviceId) {
+    return serviceReplicas.getOrDefault(serviceId, 0);
   }
 
   /** A node that is not cordoned (an admin's cordon is the only source of {@code cordoned}). */
@@ -89,7 +109,7 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
   public NodeInfo withCardUse(Map<Integer, CardUse> use) {
     return new NodeInfo(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology,
         cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed, cpuAllocated, memoryAllocatedMb,
-        inferenceTasks, cards, use, cordoned);
+        inferenceTasks, cards, use, cordoned, serviceReplicas);
   }
 
   /** The staged view of this node after binding {@code task} to {@code gpuIndices} or to {@code shard}. */
@@ -104,6 +124,15 @@ public record NodeInfo(String id, String gpuVendor, String status, boolean execu
     return new NodeInfo(id, gpuVendor, status, executable, dedicatedTenant, region, zone, rack, labels, topology,
         cpuCores, cpuPercent, memoryTotalGb, memoryUsedMb, gpuTotal, gpuUsed + gpuIndices.size(),
         cpuAllocated + task.cpuCores(), memoryAllocatedMb + task.memoryMb(),
-        inferenceTasks + (task.isInference() ? 1 : 0), cards, use, cordoned);
+        inferenceTasks + (task.isInference() ? 1 : 0), cards, use, cordoned, plusReplica(task.service()));
+  }
+
+  private Map<String, Integer> plusReplica(String serviceId) {
+    if (serviceId == null) {
+      return serviceReplicas;
+    }
+    Map<String, Integer> replicas = new HashMap<>(serviceReplicas);
+    replicas.merge(serviceId, 1, Integer::sum);
+    return replicas;
   }
 }

@@ -39,6 +39,23 @@ public record PluginSet(List<PreFilterPlugin> preFilters, List<FilterPlugin> fil
     return preFilters.isEmpty() && preScores.isEmpty() && !normalizes();
   }
 
+  /**
+   * Whether the memo may answer for this task: as {@link #memoizable()}, except that a PreFilter plugin that does
+   * not {@link PreFilterPlugin#concerns concern} the task does not count (e.g. replica-spread for a task that is no
+   * service replica), so such a plugin costs the memo only for the tasks it judges.
+   */
+  public boolean memoizable(TaskRequest task) {
+    if (!preScores.isEmpty() || normalizes()) {
+      return false;
+    }
+    for (PreFilterPlugin preFilter : preFilters) {
+      if (preFilter.concerns(task)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   public boolean normalizes() {
     for (WeightedScore score : scores) {
       if (score.plugin() instanceof NormalizeScorePlugin) {

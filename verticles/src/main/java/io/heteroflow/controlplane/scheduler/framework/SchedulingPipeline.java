@@ -14,7 +14,8 @@ import java.util.stream.IntStream;
  * each node's last heartbeat, {@link LoadThresholdFilter}), PostFilter when no node passed, PreScore, Score (the
  * weighted sum, plugin × node in parallel for large candidate sets, with NormalizeScore), Reserve, then Bind
  * (whole cards) or the shard placement. Each decision gets its own {@link CycleState}. When the set is
- * {@link PluginSet#memoizable() memoizable} the verdicts and scores come from the snapshot's {@link DecisionMemo}
+ * {@link PluginSet#memoizable(TaskRequest) memoizable} for the task the verdicts and scores come from the
+ * snapshot's {@link DecisionMemo}
  * (only nodes changed since a task of the same shape was decided are judged again; same answers). No Vert.x, no
  * database: the verticles, the benchmark and the trace simulator all run this same code.
  */
@@ -51,7 +52,7 @@ public final class SchedulingPipeline {
         return unschedulable(task, snapshot, plugins, state, refused);
       }
     }
-    if (plugins.memoizable()) {
+    if (plugins.memoizable(task)) {
       return decideMemoized(task, snapshot, plugins, filters, state);
     }
     List<NodeEvaluation> refused = new ArrayList<>();
@@ -104,7 +105,7 @@ public final class SchedulingPipeline {
   private Feasibility feasibility(TaskRequest task, Snapshot snapshot, PluginSet plugins, boolean byShape) {
     CycleState state = new CycleState();
     List<FilterPlugin> filters = filters(plugins);
-    if (plugins.memoizable() && byShape) {
+    if (plugins.memoizable(task) && byShape) {
       // the same verdicts from the snapshot's memo: only nodes changed since this shape was judged are judged again
       TaskRequest shapeOnly = task.shape();
       DecisionMemo.Shape shape = snapshot.memo(plugins).shape(shapeOnly, snapshot,

@@ -37,6 +37,9 @@ public record TaskRequest(UUID id, String tenant, String type, int priority, int
     labels = labels == null ? Map.of() : Map.copyOf(labels);
   }
 
+  /** The label every replica of an inference service carries: the service's id (its task group's uuid). */
+  public static final String SERVICE_LABEL = "heteroflow.io/service";
+
   private static final UUID SHAPE = new UUID(0, 0);
 
   /** What placement depends on: this request without its id and queue time (the key of the decision memos). */
@@ -68,6 +71,12 @@ public record TaskRequest(UUID id, String tenant, String type, int priority, int
 
   public boolean isInference() {
     return "inference".equals(type);
+  }
+
+  /** The inference service this task is a replica of ({@link #SERVICE_LABEL}), or null. */
+  public String service() {
+    String service = labels.get(SERVICE_LABEL);
+    return service == null || service.isBlank() ? null : service;
   }
 
   public String label(String key) {

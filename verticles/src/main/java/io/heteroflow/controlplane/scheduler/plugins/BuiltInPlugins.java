@@ -47,6 +47,7 @@ public final class BuiltInPlugins {
     register(registry, config, RdmaPlugin.DEFINITION);
     register(registry, config, PreemptPlugin.DEFINITION);
     register(registry, config, FragmentationScore.definition(fragMix));
+    register(registry, config, ReplicaSpreadScore.DEFINITION);
     return registry.mutuallyExclusive(BinpackScore.NAME, SpreadScore.NAME);
   }
 

@@ -202,7 +202,7 @@ public final class VictimPlanner {
         node.region(), node.zone(), node.rack(), node.labels(), node.topology(), node.cpuCores(), node.cpuPercent(),
         node.memoryTotalGb(), node.memoryUsedMb(), node.gpuTotal(), Math.max(0, node.gpuUsed() - cardsFreed),
         Math.max(0, node.cpuAllocated() - cpuFreed), Math.max(0, node.memoryAllocatedMb() - memoryFreed),
-        node.inferenceTasks(), cards, use, node.cordoned());
+        node.inferenceTasks(), cards, use, node.cordoned(), node.serviceReplicas());
   }
 
   private static List<Integer> cardsOf(List<Occupant> occupants) {
