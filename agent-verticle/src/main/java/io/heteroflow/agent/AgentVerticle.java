@@ -60,6 +60,8 @@ public final class AgentVerticle extends VerticleBase {
   private long sequence;
   private long highestTerm;
   private boolean beating;
+  /** Set by {@link #crash}: this agent says nothing more, as a host that lost power. */
+  private volatile boolean crashed;
 
   public AgentVerticle(NodeSource node, TaskExecutor executor, long heartbeatMs) {
     this(node, executor, heartbeatMs, null);
@@ -96,7 +98,18 @@ public final class AgentVerticle extends VerticleBase {
     });
   }
 
+  /**
+   * Simulates the loss of the host (for simulated fleets and tests): from now on no heartbeat, claim or report
+   * leaves this agent, so its node falls silent and its tasks are lost, not reported stopped.
+   */
+  public void crash() {
+    crashed = true;
+  }
+
   private void heartbeat() {
+    if (crashed) {
+      return;
+    }
     if (beating) {
       return;
     }
@@ -211,6 +224,9 @@ public final class AgentVerticle extends VerticleBase {
 
   /** Reports a result until the control plane answers (its CAS makes a repeated report harmless). */
   private void report(String taskId, ExitReport exit) {
+    if (crashed) {
+      return;
+    }
     reporting.add(taskId);
     JsonObject body = new Report(UUID.fromString(taskId), node.nodeId(), exit.outcome(), exit.exitCode(),
         exit.reasonCode(), exit.message(), exit.logTail(), exit.lastCheckpointAt(), attempts.get(taskId)).toJson();

@@ -51,6 +51,7 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   private java.time.Clock clock = java.time.Clock.systemUTC();
   private int offlineGraceSeconds = 15;
   private final Map<String, String> agentDeployments = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, AgentVerticle> agentsById = new java.util.concurrent.ConcurrentHashMap<>();
   private final HttpClient http = HttpClient.newHttpClient();
 
   /** A control plane whose heartbeat ledger check runs every {@code ledgerCheckMs} (default 30 s). */
@@ -109,8 +110,12 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
     return deploy();
   }
 
-  /** Stops one simulated agent: its node falls silent (offline after the grace period). */
-  public void stopAgent(String nodeId) throws Exception {
+  /**
+   * The host of one simulated agent dies: the agent falls silent at once (no heartbeat or report leaves it) and is
+   * undeployed, its processes with it; its node goes offline after the grace period and its tasks are lost.
+   */
+  public void crashAgent(String nodeId) throws Exception {
+    agentsById.remove(nodeId).crash();
     await(vertx.undeploy(agentDeployments.remove(nodeId)));
   }
 
@@ -125,9 +130,10 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
     Path logs = Files.createTempDirectory("heteroflow-test-logs-");
     List<Future<String>> deployed = new ArrayList<>();
     for (SimulatedNode node : agents) {
-      deployed.add(vertx.deployVerticle(new AgentVerticle(node,
-          new ProcessExecutor(vertx, logs.resolve(node.id()), Math.max(4, node.cards()), Duration.ofSeconds(2)), 300))
-          .onSuccess(id -> agentDeployments.put(node.id(), id)));
+      AgentVerticle agent = new AgentVerticle(node,
+          new ProcessExecutor(vertx, logs.resolve(node.id()), Math.max(4, node.cards()), Duration.ofSeconds(2)), 300);
+      agentsById.put(node.id(), agent);
+      deployed.add(vertx.deployVerticle(agent).onSuccess(id -> agentDeployments.put(node.id(), id)));
     }
     await(Future.all(deployed));
     return this;

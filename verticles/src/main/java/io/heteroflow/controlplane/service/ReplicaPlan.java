@@ -18,6 +18,8 @@ import java.util.Set;
  *   <li>a live replica at or above the desired count is stopped, the newest slots first ({@code STOP});
  *   <li>a placed replica whose node is offline is lost ({@code LOST}): it is settled, and the next beat rebuilds it.
  * </ul>
+ * A rebuild (counted) replaces a replica that failed, was lost or exited; a stopped one (by scaling, its window,
+ * or a user's stop of that task) is replaced when its slot is wanted, but that is no rebuild.
  * Nothing new starts for an inactive tenant. Which replica a slot had is part of each action: the store advances
  * a slot only from the generation read, so acting on a stale plan does nothing.
  */
@@ -28,7 +30,7 @@ public final class ReplicaPlan {
   public static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
   /** A replica that ran this long before it failed does not count towards the back-off. */
   public static final Duration STABLE_RUN = Duration.ofMinutes(10);
-  /** The stop reason of a replica removed by scaling: its slot is not rebuilt, and it is no failure. */
+  /** The stop reason of a replica removed by scaling (in its ledger; the agent's confirmation says only "stopped"). */
   public static final String SCALED_DOWN = "ScaledDown";
 
   public enum Kind { START, STOP, LOST, WAIT }
@@ -68,8 +70,7 @@ public final class ReplicaPlan {
   /** The next replica of a slot whose last one ended (or was never inserted): now, or after its back-off. */
   private static Action next(ReplicaSlot slot, Instant now) {
     int failures = failuresWith(slot);
-    boolean rebuild = slot.status() != null && !(slot.status() == TaskStatus.STOPPED
-        && SCALED_DOWN.equals(slot.reasonCode()));
+    boolean rebuild = slot.status() == TaskStatus.FAILED || slot.status() == TaskStatus.SUCCEEDED;
     Instant due = slot.finishedAt() == null ? now : slot.finishedAt().toInstant().plus(backoff(failures));
     Kind kind = now.isBefore(due) ? Kind.WAIT : Kind.START;
     return new Action(kind, slot.slot(), slot, slot.generation() + 1, failures, rebuild, due);

@@ -654,14 +654,14 @@ final class Sql {
    */
   static final String INSERT_REPLICA = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"
       + " gpu_required, gpu_memory_mb, gpu_type, spec, cpu_cores, memory_mb, queue, service_id, replica_slot,"
-      + " replica_generation) SELECT $1, g.tenant, (g.replica_spec->>'name') || '-' || $3, 'inference', 'pending',"
+      + " replica_generation) SELECT $1, g.tenant, (g.replica_spec->>'name') || '-' || $3::integer, 'inference', 'pending',"
       + " g.priority, (g.replica_spec->>'preemptible')::boolean, (g.replica_spec->>'gpu_required')::integer,"
       + " (g.replica_spec->>'gpu_memory_mb')::bigint, g.replica_spec->>'gpu_type',"
       + " jsonb_set(g.replica_spec->'spec', '{labels}', coalesce(g.replica_spec->'spec'->'labels', '{}'::jsonb)"
       + " || jsonb_build_object('" + ServiceSpec.SERVICE_LABEL + "', g.id::text)),"
-      + " (g.replica_spec->>'cpu_cores')::double precision, (g.replica_spec->>'memory_mb')::bigint, g.queue, g.id, $3, $4"
-      + " FROM task_groups g WHERE g.id = $2 AND g.kind = 'service' AND g.status = 'running'"
-      + " AND $3 < g.desired_replicas RETURNING id";
+      + " (g.replica_spec->>'cpu_cores')::double precision, (g.replica_spec->>'memory_mb')::bigint, g.queue, g.id,"
+      + " $3::integer, $4::integer FROM task_groups g WHERE g.id = $2 AND g.kind = 'service' AND g.status = 'running'"
+      + " AND $3::integer < g.desired_replicas RETURNING id";
   static final String COUNT_REBUILD = "UPDATE task_groups SET rebuilds = rebuilds + 1 WHERE id = $1";
   /** The desired count (and who owns it) by CAS on the version read; replicas_changed_at moves when the count does. */
   static final String CAS_SERVICE_REPLICAS = "UPDATE task_groups SET replicas_changed_at = CASE WHEN desired_replicas"
