@@ -3,9 +3,10 @@ import { setToken, showError, token, whoami } from './api.js';
 import * as plugins from './plugins.js';
 import * as cluster from './cluster.js';
 import * as queue from './queue.js';
+import * as services from './services.js';
 import * as fragmentation from './fragmentation.js';
 
-const VIEWS = { plugins, cluster, queue, fragmentation };
+const VIEWS = { plugins, cluster, queue, services, fragmentation };
 const REFRESH_MS = 3000;
 let timer;
 
@@ -28,7 +29,7 @@ async function show() {
   }
   const draw = () => module.render(view, { admin }).catch((e) => showError(e.message));
   await draw();
-  if (name === 'cluster' || name === 'queue') timer = setInterval(() => {
+  if (name === 'cluster' || name === 'queue' || name === 'services') timer = setInterval(() => {
     if (!view.contains(document.activeElement) || document.activeElement === view) draw();
   }, REFRESH_MS);
 }

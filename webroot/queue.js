@@ -13,7 +13,8 @@ export async function render(view) {
     api('GET', '/api/v1/tasks?status=pending&limit=1000'), api('GET', '/api/v1/tasks?status=running&limit=1000'),
     api('GET', '/api/v1/tasks?status=preempting&limit=1000'), api('GET', '/api/v1/queues'),
     api('GET', '/api/v1/groups?limit=100')]);
-  const unfinished = groups.items.filter((g) => !['succeeded', 'failed', 'stopped'].includes(g.status));
+  // gangs only: inference services have their own view (services.js)
+  const unfinished = groups.items.filter((g) => g.kind !== 'service' && !['succeeded', 'failed', 'stopped'].includes(g.status));
   const queue = pending.items.sort((a, b) => b.priority - a.priority || a.created_at.localeCompare(b.created_at));
   const byReason = new Map();
   for (const task of queue) {

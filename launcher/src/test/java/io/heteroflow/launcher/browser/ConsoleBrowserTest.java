@@ -215,6 +215,43 @@ class ConsoleBrowserTest {
     cp.json("POST", "/api/v1/tasks/" + id + "/stop", ADMIN, null, 202);
   }
 
+  @Test
+  void theServicesViewShowsAServiceItsReplicasAndItsWindow() throws Exception {
+    // a window open now (all days, from the last hour to two hours on, UTC): the service keeps its replica
+    int hour = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).getHour();
+    String from = String.format("%02d:00", (hour + 23) % 24);
+    String to = String.format("%02d:00", (hour + 2) % 24);
+    String id = cp.json("POST", "/api/v1/groups", ADMIN, "{\"name\":\"web-llm\",\"type\":\"inference\",\"replicas\":1,"
+        + "\"template\":{\"command\":[\"sleep\",\"600\"],\"gpu_required\":0},\"windows\":{\"timezone\":\"UTC\","
+        + "\"open\":[{\"days\":[\"mon\",\"tue\",\"wed\",\"thu\",\"fri\",\"sat\",\"sun\"],\"from\":\"" + from
+        + "\",\"to\":\"" + to + "\"}],\"action\":\"pause\"}}", 201).getString("id");
+    try {
+      ControlPlaneHarness.eventually(Duration.ofSeconds(30), "the replica running", () -> cp.get("/api/v1/groups/" + id)
+          .getJsonObject("replicas").getInteger("running") == 1);
+      openView("services");
+      waitUntil("the service's row", () -> {
+        WebElement row = waitFor(By.cssSelector("table[aria-label='Services'] tr[data-service='" + id + "']"));
+        String text = row.getText();
+        return text.contains("web-llm") && text.contains("Running") && text.contains("1 / 1")
+            && "open".equals(row.getAttribute("data-window")) && text.contains("open") && text.contains("next edge");
+      });
+      assertEquals("Running", browser.driver.findElement(By.cssSelector("tr[data-service='" + id + "']"))
+          .getAttribute("data-status"));
+      // the admin's service is the default tenant's
+      ControlPlaneHarness.eventually(Duration.ofSeconds(20), "the service gauge", () -> {
+        try {
+          String metrics = cp.call("GET", "/metrics", null, null).body();
+          return value(metrics, "heteroflow_service_replicas{service=\"web-llm\",state=\"desired\",tenant=\"default\"}") == 1
+              && value(metrics, "heteroflow_service_replicas{service=\"web-llm\",state=\"running\",tenant=\"default\"}") == 1;
+        } catch (Exception e) {
+          return false;
+        }
+      });
+    } finally {
+      cp.json("POST", "/api/v1/groups/" + id + "/stop", ADMIN, null, 202);
+    }
+  }
+
   private static void useToken(String token) {
     browser.driver.get(base);
     WebElement field = waitFor(By.id("token"));

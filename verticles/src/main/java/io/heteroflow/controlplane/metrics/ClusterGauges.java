@@ -6,6 +6,7 @@ import io.heteroflow.controlplane.store.LeaderStore;
 import io.heteroflow.controlplane.store.NodeStore;
 import io.heteroflow.controlplane.store.QueueRecord;
 import io.heteroflow.controlplane.store.QueueStore;
+import io.heteroflow.controlplane.store.ServiceStore;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -26,7 +27,8 @@ import java.util.logging.Logger;
 /**
  * The cluster-state series of /metrics, refreshed from PostgreSQL every few seconds on every member: cards by
  * vendor, model and state, shard memory, pending tasks by reason and priority band, fragmentation, heartbeat
- * age per node, the leader term, and each queue's use against its quota.
+ * age per node, the leader term, each queue's use against its quota, and each running inference service's
+ * desired and running replicas.
  */
 public final class ClusterGauges extends VerticleBase {
   private static final Logger LOG = Logger.getLogger(ClusterGauges.class.getName());
@@ -37,12 +39,14 @@ public final class ClusterGauges extends VerticleBase {
   private final TaskStore tasks;
   private final LeaderStore leaders;
   private final QueueStore queues;
+  private final ServiceStore services;
   private final long periodMs;
   private final MultiGauge queueGauges;
   private final MultiGauge cards;
   private final MultiGauge pending;
   private final MultiGauge freeCardsPerNode;
   private final MultiGauge heartbeatAge;
+  private final MultiGauge serviceReplicas;
   private final AtomicLong shardMemory = new AtomicLong();
   private final AtomicLong wholeFreeNodes = new AtomicLong();
   private final AtomicLong largestPlaceable = new AtomicLong();
@@ -51,12 +55,13 @@ public final class ClusterGauges extends VerticleBase {
   private final Map<String, Long> lastHeartbeatMillis = new ConcurrentHashMap<>();
   private boolean refreshing;
 
-  public ClusterGauges(NodeStore nodes, TaskStore tasks, LeaderStore leaders, QueueStore queues, MeterRegistry registry,
-                       long periodMs) {
+  public ClusterGauges(NodeStore nodes, TaskStore tasks, LeaderStore leaders, QueueStore queues, ServiceStore services,
+                       MeterRegistry registry, long periodMs) {
     this.nodes = nodes;
     this.tasks = tasks;
     this.leaders = leaders;
     this.queues = queues;
+    this.services = services;
     queueGauges = MultiGauge.builder("heteroflow_queue").description("each queue (its subtree): GPU-equivalents in use,"
         + " guaranteed and max, active, pending and running tasks").register(registry);
     this.periodMs = periodMs;
@@ -68,6 +73,8 @@ public final class ClusterGauges extends VerticleBase {
         .description("schedulable nodes by their number of free whole cards").register(registry);
     heartbeatAge = MultiGauge.builder("heteroflow_heartbeat_age_seconds")
         .description("seconds since each node's last heartbeat (control-plane clock)").register(registry);
+    serviceReplicas = MultiGauge.builder("heteroflow_service_replicas").description("each running inference service's"
+        + " replicas: desired, and running (in a wanted slot)").register(registry);
     Gauge.builder("heteroflow_shard_memory_allocated_mb", shardMemory, AtomicLong::get)
         .description("card memory held by fractional shards").register(registry);
     Gauge.builder("heteroflow_fragmentation_whole_free_nodes", wholeFreeNodes, AtomicLong::get)
@@ -104,8 +111,10 @@ public final class ClusterGauges extends VerticleBase {
     Future<io.vertx.core.json.JsonObject> leader = leaders.describe(10);
     Future<List<QueueRecord>> tree = queues.list();
     Future<Map<String, QueueStore.Usage>> usage = queues.usage();
-    return Future.all(List.of(counts, queue, leader, tree, usage)).map(all -> {
+    Future<List<ServiceStore.ReplicaCount>> replicas = services.replicaCounts();
+    return Future.all(List.of(counts, queue, leader, tree, usage, replicas)).map(all -> {
       queueGauges.register(queueRows(tree.result(), usage.result()), true);
+      serviceReplicas.register(serviceRows(replicas.result()), true);
       cards.register(cardRows(counts.result()), true);
       List<MultiGauge.Row<?>> queueRows = new ArrayList<>();
       queue.result().forEach((key, count) -> queueRows.add(
@@ -151,6 +160,18 @@ public final class ClusterGauges extends VerticleBase {
           millis -> Math.max(0, Instant.now().toEpochMilli() - millis.getOrDefault(node, 0L)) / 1000.0)));
       heartbeatAge.register(ages, true);
     }
+  }
+
+  /** Per running service, {@code state} desired and running. */
+  static List<MultiGauge.Row<?>> serviceRows(List<ServiceStore.ReplicaCount> counts) {
+    List<MultiGauge.Row<?>> rows = new ArrayList<>();
+    for (ServiceStore.ReplicaCount count : counts) {
+      rows.add(MultiGauge.Row.of(Tags.of("service", count.name(), "tenant", count.tenant(), "state", "desired"),
+          count.desired()));
+      rows.add(MultiGauge.Row.of(Tags.of("service", count.name(), "tenant", count.tenant(), "state", "running"),
+          count.running()));
+    }
+    return rows;
   }
 
   /** Per queue, its whole subtree's use (a parent's includes its children's), guaranteed and max. */

@@ -212,4 +212,18 @@ public final class ServiceStore {
           return found;
         });
   }
+
+  /** A running service's desired and running replicas (services of one tenant and name summed). */
+  public record ReplicaCount(String tenant, String name, long desired, long running) {
+  }
+
+  /** Every running service's replica counts, in one read (the metrics gauge). */
+  public Future<List<ReplicaCount>> replicaCounts() {
+    return pool.query(Sql.SERVICE_REPLICA_COUNTS).execute().map(rows -> {
+      List<ReplicaCount> counts = new ArrayList<>();
+      rows.forEach(row -> counts.add(new ReplicaCount(row.getString("tenant"), row.getString("name"),
+          row.getLong("desired"), row.getLong("running"))));
+      return counts;
+    });
+  }
 }

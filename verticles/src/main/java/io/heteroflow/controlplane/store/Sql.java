@@ -695,4 +695,12 @@ final class Sql {
       + " / nullif(sum(u.cards), 0) AS mean, count(*) AS samples FROM task_groups g JOIN service_utilization u"
       + " ON u.service_id = g.id AND u.sampled_at > greatest(now() - make_interval(secs => $2),"
       + " coalesce(g.replicas_changed_at, '-infinity'::timestamptz)) WHERE g.id = ANY($1) GROUP BY g.id";
+  /**
+   * Per running service (by tenant and name), its desired replicas and those running in a wanted slot (as the
+   * service's status counts them): the heteroflow_service_replicas gauge.
+   */
+  static final String SERVICE_REPLICA_COUNTS = "SELECT g.tenant, g.name, sum(g.desired_replicas)::bigint AS desired,"
+      + " sum((SELECT count(*) FROM tasks t WHERE t.service_id = g.id AND t.status = 'running'"
+      + " AND t.replica_slot < g.desired_replicas))::bigint AS running FROM task_groups g WHERE g.kind = 'service'"
+      + " AND g.status = 'running' GROUP BY g.tenant, g.name";
 }
