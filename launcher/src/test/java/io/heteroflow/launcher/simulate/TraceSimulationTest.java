@@ -110,7 +110,7 @@ class TraceSimulationTest {
         .map(score -> score.plugin().name()).toList(), "any registered score plugin is a policy");
     IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
         () -> TraceSimulation.policyConfig(registry, "gpu-filter"));
-    assertTrue(unknown.getMessage().contains("known: spread, binpack, nvlink, topology, rdma, frag, bestfit"),
+    assertTrue(unknown.getMessage().contains("known: spread, binpack, nvlink, topology, rdma, frag, replica-spread, bestfit"),
         unknown.getMessage());
   }
 
