@@ -132,6 +132,19 @@ class ServiceWindowTest {
   }
 
   @Test
+  void aServiceCreatedOutsideItsWindowWaitsForIt() throws Exception {
+    CLOCK.set(Instant.parse("2026-12-12T12:00:00Z")); // Saturday
+    JsonObject created = service(ADMIN, "weekday-only", 2, OFFICE_HOURS + "\"action\":\"stop\"}");
+    assertEquals("Paused", created.getString("status"), "no replica starts outside the window");
+    assertEquals(0, desired(created));
+    assertTrue(created.getJsonObject("window").getBoolean("owns_replicas"));
+    assertEquals(0, created.getJsonArray("slots").size());
+    CLOCK.set(Instant.parse("2026-12-14T09:00:00Z")); // Monday 10:00 in Berlin
+    JsonObject open = await(created.getString("id"), "2 running once the window opens", view -> running(view) == 2);
+    assertFalse(open.getJsonObject("window").getBoolean("owns_replicas"));
+  }
+
+  @Test
   void stopEndsTheServiceForGood() throws Exception {
     CLOCK.set(MONDAY_10);
     String id = service(ADMIN, "night-off", 1, OFFICE_HOURS + "\"action\":\"stop\"}").getString("id");

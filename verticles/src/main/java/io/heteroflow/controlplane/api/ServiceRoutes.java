@@ -43,7 +43,8 @@ final class ServiceRoutes {
     principal.mayStartWork("a new service");
     return queues.list().map(tree -> spec.inQueue(QueueResolver.resolve(tree, principal, spec.queue(),
             spec.template().gpuRequired())))
-        .compose(queued -> services.create(principal.tenant(), queued))
+        .compose(queued -> services.create(principal.tenant(), queued,
+            queued.windows() != null && !queued.windows().isOpen(clock.instant())))
         .compose(created -> {
           vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("service created").toJson());
           return view(created.id());

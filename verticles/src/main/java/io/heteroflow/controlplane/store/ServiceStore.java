@@ -32,18 +32,24 @@ public final class ServiceStore {
   public record Service(GroupRecord group, boolean tenantActive) {
   }
 
-  /** Creates the service and the replicas of its first slots in one transaction. */
-  public Future<GroupRecord> create(String tenant, ServiceSpec spec) {
+  /**
+   * Creates the service and the replicas of its first slots in one transaction. {@code windowClosed}: created
+   * outside its schedule window, it waits for it with 0 replicas (the window owns the count and restores
+   * {@code replicas} when it opens), or with {@code scale_to} for a window that scales.
+   */
+  public Future<GroupRecord> create(String tenant, ServiceSpec spec, boolean windowClosed) {
     UUID id = UUID.randomUUID();
+    int desired = !windowClosed ? spec.replicas() : spec.windows().scaleTo() != null ? spec.windows().scaleTo() : 0;
     Tuple params = Tuple.tuple().addUUID(id).addString(tenant).addString(spec.name()).addString(spec.gpuType())
         .addInteger(spec.template().priority()).addInteger(spec.replicas()).addString(spec.queue())
         .addValue(spec.replicaSpecJson()).addValue(spec.autoscale() == null ? null : spec.autoscale().toJson())
-        .addValue(spec.windows() == null ? null : spec.windows().toJson());
+        .addValue(spec.windows() == null ? null : spec.windows().toJson()).addInteger(desired)
+        .addBoolean(windowClosed).addInteger(windowClosed ? spec.replicas() : null);
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.INSERT_SERVICE).execute(params).compose(rows -> {
       GroupRecord service = GroupRecord.from(rows.iterator().next());
-      Future<Void> started = event(conn, id, "created", "service created with " + spec.replicas() + " replica(s)",
-          null);
-      for (int slot = 0; slot < spec.replicas(); slot++) {
+      Future<Void> started = event(conn, id, "created", "service created with " + spec.replicas() + " replica(s)"
+          + (windowClosed ? ", outside its schedule window: " + desired + " until it opens" : ""), null);
+      for (int slot = 0; slot < desired; slot++) {
         int each = slot;
         started = started.compose(v -> startIn(conn, id, each, 0, 0, false)).mapEmpty();
       }

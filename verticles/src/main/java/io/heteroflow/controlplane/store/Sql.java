@@ -626,9 +626,9 @@ final class Sql {
 
   // ---- inference services (ServiceStore): a group of kind service, its replicas in slots
   static final String INSERT_SERVICE = "INSERT INTO task_groups (id, tenant, name, type, gpu_type, priority, status,"
-      + " member_count, max_restarts, queue, kind, desired_replicas, replica_spec, autoscale, windows,"
-      + " replicas_changed_at, scheduled_at) VALUES ($1, $2, $3, 'inference', $4, $5, 'running', $6, 0, $7, 'service',"
-      + " $6, $8, $9, $10, now(), now()) RETURNING " + GROUP_COLUMNS;
+      + " member_count, max_restarts, queue, kind, desired_replicas, replica_spec, autoscale, windows, window_owns,"
+      + " replicas_before_window, replicas_changed_at, scheduled_at) VALUES ($1, $2, $3, 'inference', $4, $5, 'running',"
+      + " $6, 0, $7, 'service', $11, $8, $9, $10, $12, $13, now(), now()) RETURNING " + GROUP_COLUMNS;
   /** Running services with whether their tenant is active (an inactive tenant's service gains no replicas). */
   static final String RUNNING_SERVICES = "SELECT " + GROUP_COLUMNS + ", (SELECT active FROM tenants"
       + " WHERE name = g.tenant) AS tenant_active FROM task_groups g WHERE kind = 'service' AND status = 'running'"
