@@ -12,7 +12,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -71,12 +70,10 @@ public final class AutoscalerVerticle extends VerticleBase {
               changed.add(decide(service, seen));
             }
           }
-          return Future.join(changed).transform(done -> {
-            int count = (int) changed.stream().filter(each -> each.succeeded() && each.result()).count();
+          return SerialPass.changed(changed).onSuccess(count -> {
             if (count > 0) {
               vertx.eventBus().publish(BusAddresses.SERVICES_KICK, Kick.because("autoscaled").toJson());
             }
-            return Future.succeededFuture(count);
           });
         }));
   }

@@ -70,12 +70,10 @@ public final class ReplicaRebuildVerticle extends VerticleBase {
             applied.add(apply(service, action));
           }
         }
-        return Future.join(applied).transform(done -> {
-          int count = (int) applied.stream().filter(each -> each.succeeded() && each.result()).count();
+        return SerialPass.changed(applied).onSuccess(count -> {
           if (count > 0) {
             vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("replicas rebuilt").toJson());
           }
-          return Future.succeededFuture(count);
         });
       });
     });

@@ -23,6 +23,12 @@ final class SerialPass {
     this.pass = pass;
   }
 
+  /** How many of {@code changes} took effect (true), once all have settled; failures count as none. */
+  static Future<Integer> changed(java.util.List<Future<Boolean>> changes) {
+    return Future.join(changes).transform(done -> Future.succeededFuture(
+        (int) changes.stream().filter(each -> each.succeeded() && each.result()).count()));
+  }
+
   void request() {
     if (!leadership.leading()) {
       return;

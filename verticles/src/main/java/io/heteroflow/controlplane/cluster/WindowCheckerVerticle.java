@@ -71,12 +71,10 @@ public final class WindowCheckerVerticle extends VerticleBase {
           changed.add(apply(service, ScheduleWindows.fromJson(service.group().windows()), now));
         }
       }
-      return Future.join(changed).transform(done -> {
-        int count = (int) changed.stream().filter(each -> each.succeeded() && each.result()).count();
+      return SerialPass.changed(changed).onSuccess(count -> {
         if (count > 0) {
           vertx.eventBus().publish(BusAddresses.SERVICES_KICK, Kick.because("window action").toJson());
         }
-        return Future.succeededFuture(count);
       });
     });
   }

@@ -27,12 +27,10 @@ public record ServiceHealth(String status, int desired, int running, int pending
     int running = 0;
     int pending = 0;
     List<String> problems = new ArrayList<>();
-    int[] seen = new int[1];
     for (ReplicaSlot slot : slots) {
       if (slot.slot() >= desired) {
         continue;
       }
-      seen[0]++;
       if (slot.status() == TaskStatus.RUNNING) {
         running++;
       } else if (slot.live()) {
