@@ -118,6 +118,10 @@ class ServiceEndToEndTest {
     assertNotEquals(slot(up, 0).getInteger("host_port"), null, "each replica gets its host port");
 
     String victim = slot(up, 0).getString("task_id");
+    JsonObject replica = cp.get("/api/v1/tasks/" + victim);
+    assertEquals(id, replica.getString("service_id"));
+    assertEquals(0, replica.getInteger("replica_slot"));
+    assertEquals("kill-me-0", replica.getString("name"));
     Path pidFile = PIDS.resolve(victim + ".pid");
     eventually(WAIT, "the replica wrote its pid", () -> Files.exists(pidFile));
     long pid = Long.parseLong(Files.readString(pidFile).trim());
