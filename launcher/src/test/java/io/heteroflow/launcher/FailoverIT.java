@@ -32,7 +32,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Two control planes and an agent as separate JVMs on the clustered bus, one real PostgreSQL: the leader is
- * killed with SIGKILL in the middle of a burst, then a leader is frozen with SIGSTOP past its lease and thawed.
+ * killed while an inference service runs (the new one must rebuild its replicas), killed with SIGKILL in the
+ * middle of a burst, then a leader is frozen with SIGSTOP past its lease and thawed.
  * PostgreSQL's term fence and constraints must keep every task and every card right.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -224,6 +225,54 @@ class FailoverIT {
       return found[0] != null;
     });
     return found[0];
+  }
+
+  /**
+   * Runs first, on the fresh cluster (after a frozen-and-thawed member the Hazelcast view can take a while to
+   * heal, which is not what this tests), and leaves two members for the tests after it.
+   */
+  @Test
+  @Order(0)
+  void afterTheLeaderIsKilledTheNewOneRebuildsAServicesKilledReplica() throws Exception {
+    Path pids = Files.createTempDirectory("fo-pids-");
+    JarProcess leader = waitForLeader();
+    HttpResponse<String> created = post(base(leader) + "/api/v1/groups", "{\"name\":\"fo-svc\",\"type\":"
+        + "\"inference\",\"replicas\":2,\"template\":{\"command\":[\"sh\",\"-c\",\"echo $$ > " + pids
+        + "/$HETEROFLOW_TASK_ID.pid; exec sleep 600\"],\"gpu_required\":1}}");
+    assertEquals(201, created.statusCode(), created.body());
+    String id = json(created).getString("id");
+    String view = base(leader) + "/api/v1/groups/" + id;
+    leader.eventually(Duration.ofSeconds(60), "two replicas running", () -> replicasRunning(json(get(view))) == 2);
+    JarProcess survivor = follower(leader);
+    leader.process.destroyForcibly();
+    survivor.eventually(Duration.ofSeconds(30), "the survivor to lead", () -> leader() == survivor);
+
+    String survivorView = base(survivor) + "/api/v1/groups/" + id;
+    JsonObject before = json(get(survivorView));
+    String victim = before.getJsonArray("slots").getJsonObject(0).getString("task_id");
+    Path pidFile = pids.resolve(victim + ".pid");
+    survivor.eventually(Duration.ofSeconds(30), "the replica's pid", () -> Files.exists(pidFile));
+    long pid = Long.parseLong(Files.readString(pidFile).trim());
+    assertTrue(ProcessHandle.of(pid).orElseThrow().destroyForcibly(), "kill -9 of the replica's process");
+    survivor.eventually(Duration.ofSeconds(60), "slot 0 rebuilt by the new leader and both running", () -> {
+      JsonObject now = json(get(survivorView));
+      JsonObject slot = now.getJsonArray("slots").getJsonObject(0);
+      return slot.getInteger("generation") == 1 && "running".equals(slot.getString("status"))
+          && replicasRunning(now) == 2;
+    });
+    assertEquals(1L, json(get(survivorView)).getLong("rebuilds"));
+    assertEquals("failed", json(get(base(survivor) + "/api/v1/tasks/" + victim)).getString("status"));
+    assertEquals(202, post(survivorView + "/stop", "").statusCode());
+    JarProcess replacement = server();
+    survivor.eventually(Duration.ofSeconds(60), "two members again", () -> json(get(base(replacement)
+        + "/api/v1/cluster")).getJsonArray("members", new io.vertx.core.json.JsonArray()).size() == 2);
+    survivor.eventually(Duration.ofSeconds(60), "the service's replicas stopped", () -> count(
+        "SELECT count(*) FROM tasks WHERE service_id IS NOT NULL AND status NOT IN ('succeeded', 'failed', 'stopped')")
+        == 0);
+  }
+
+  private static int replicasRunning(JsonObject service) {
+    return service.getJsonObject("replicas", new JsonObject()).getInteger("running", 0);
   }
 
   private static JarProcess leaderSeenBy(JarProcess member) {
