@@ -150,7 +150,7 @@ public final class Main implements Runnable {
       Database db = postgres.database();
       System.out.println("HeteroFlow dev is up.");
       System.out.println("  UI and API:  http://localhost:" + running.httpPort() + "/");
-      System.out.println("  Admin token: " + token);
+      System.out.println(adminTokenLine(token));
       System.out.println("  PostgreSQL:  postgresql://postgres:postgres@localhost:" + db.options().getPort()
           + "/postgres (data in " + postgres.root() + (dataDir == null ? ", removed at exit)" : ")"));
       System.out.println("  Fleet:       " + (HOST_FLEET.equals(fleet) ? "this host's GPUs, detected"
@@ -205,7 +205,7 @@ public final class Main implements Runnable {
       ControlPlane.Running running = deployControlPlane(vertx, database,
           ControlPlane.Options.defaults(port, token, config), registry);
       System.out.println("HeteroFlow control plane is up on http://localhost:" + running.httpPort() + "/");
-      System.out.println("  Admin token: " + token);
+      System.out.println(adminTokenLine(token));
       new CountDownLatch(1).await();
       return 0;
     }
@@ -401,6 +401,13 @@ public final class Main implements Runnable {
       Files.copy(packaged, copy, StandardCopyOption.REPLACE_EXISTING);
       return copy;
     }
+  }
+
+  /** The token is printed only when it was generated here; one from the environment is never echoed. */
+  private static String adminTokenLine(String token) {
+    String fromEnv = System.getenv("HETEROFLOW_ADMIN_TOKEN");
+    return fromEnv != null && !fromEnv.isBlank() ? "  Admin token: from HETEROFLOW_ADMIN_TOKEN (not printed)"
+        : "  Admin token: " + token;
   }
 
   private static String adminToken() {

@@ -86,7 +86,8 @@ class DevModeIT {
     dev.eventually(Duration.ofSeconds(90), "dev to print its banner", () -> dev.output().contains("Press Ctrl-C"));
     String banner = dev.output();
     assertTrue(banner.contains("http://localhost:" + port + "/"), banner);
-    assertTrue(banner.contains("Admin token: " + JarProcess.TOKEN), banner);
+    assertTrue(banner.contains("Admin token: from HETEROFLOW_ADMIN_TOKEN (not printed)"), banner);
+    assertFalse(banner.contains(JarProcess.TOKEN), "a token from the environment is never printed: " + banner);
     Matcher dataDir = Pattern.compile("data in (\\S+?),").matcher(banner);
     assertTrue(dataDir.find(), banner);
     root = Path.of(dataDir.group(1));

@@ -63,6 +63,7 @@ public final class ApiRouter {
 
     Router api = Router.router(vertx);
     api.route().handler(RouteGuard.api(api));
+    api.route().handler(Http::jsonBodiesOnly);
     api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
     TenantStore tenants = stores.tenants();
     api.route().handler(ctx -> authenticate(ctx, tenants));

@@ -76,6 +76,26 @@ final class Http {
     return ctx.get(PRINCIPAL);
   }
 
+  /**
+   * A request that carries a body must say it is JSON ({@code application/json}, or a {@code +json} type; any
+   * parameters): otherwise 415 naming {@code Content-Type}, before the body is read. A form or text body is never
+   * read as JSON.
+   */
+  static void jsonBodiesOnly(RoutingContext ctx) {
+    String length = ctx.request().getHeader("Content-Length");
+    boolean hasBody = ctx.request().getHeader("Transfer-Encoding") != null
+        || (length != null && !length.trim().equals("0"));
+    String type = ctx.request().getHeader("Content-Type");
+    String media = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(java.util.Locale.ROOT);
+    if (hasBody && !media.equals("application/json") && !(media.startsWith("application/") && media.endsWith("+json"))) {
+      ctx.fail(new ApiError(415, "unsupported_media_type", "Content-Type", "Content-Type: a request body must be"
+          + " JSON, sent with Content-Type: application/json (was " + (type == null ? "none"
+          : "'" + StrictJson.printable(type) + "'") + ")"));
+      return;
+    }
+    ctx.next();
+  }
+
   static void requireAdmin(RoutingContext ctx) {
     if (!principal(ctx).admin()) {
       throw new ApiError(403, "forbidden", null, "this operation needs the admin token");

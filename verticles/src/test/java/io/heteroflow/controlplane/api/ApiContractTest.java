@@ -248,6 +248,7 @@ class ApiContractTest {
   private static HttpResponse<String> post(String path, String body, String key) throws Exception {
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cp.running.httpPort() + path))
         .header("Authorization", "Bearer " + ControlPlaneHarness.ADMIN).header("Idempotency-Key", key)
+        .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build();
     return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
   }

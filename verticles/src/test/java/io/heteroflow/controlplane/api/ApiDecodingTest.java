@@ -7,6 +7,9 @@ import io.heteroflow.testsupport.ControlPlaneHarness;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.json.JsonObject;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -31,6 +34,12 @@ class ApiDecodingTest {
   static Stream<Arguments> badTasks() {
     return Stream.of(
         bad("unknown field", "{" + OK + ",\"require_nvlink\":true}", "require_nvlink"),
+        bad("a key given twice", "{" + OK + ",\"priority\":10,\"priority\":90}", "priority"),
+        bad("a key given twice in a nested object", "{" + OK + ",\"env\":{\"A\":\"1\",\"A\":\"2\"}}", "A"),
+        bad("a comment", "{" + OK + ",/* no */\"priority\":10}", null),
+        bad("a line comment", "{" + OK + "// no\n}", null),
+        bad("single quotes", "{'name':'t','command':['true']}", null),
+        bad("trailing garbage after the object", "{" + OK + "} x", null),
         bad("unknown policy field", "{" + OK + ",\"topology_constraints\":{}}", "topology_constraints"),
         bad("unknown field, null value", "{" + OK + ",\"colour\":null}", "colour"),
         bad("name missing", "{\"command\":[\"true\"]}", "name"),
@@ -154,6 +163,32 @@ class ApiDecodingTest {
       assertTrue(error.getString("message").contains(field), what + ": message names the field");
     }
     assertEquals(0, tasksWritten(), "nothing written for " + what);
+  }
+
+  @Test
+  void aBodyThatIsNotDeclaredJsonIs415NamingContentType() throws Exception {
+    long before = tasksWritten();
+    for (String type : new String[] {"text/plain", "application/x-www-form-urlencoded", null}) {
+      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cp.running.httpPort()
+          + "/api/v1/tasks")).header("Authorization", "Bearer " + ControlPlaneHarness.ADMIN)
+          .POST(HttpRequest.BodyPublishers.ofString("{" + OK + "}"));
+      if (type != null) {
+        request.header("Content-Type", type);
+      }
+      HttpResponse<String> response = HttpClient.newHttpClient().send(request.build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(415, response.statusCode(), type + ": " + response.body());
+      assertEquals("Content-Type", new JsonObject(response.body()).getString("field"));
+    }
+    assertEquals(before, tasksWritten(), "nothing written");
+    HttpResponse<String> charset = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+            "http://127.0.0.1:" + cp.running.httpPort() + "/api/v1/tasks"))
+        .header("Authorization", "Bearer " + ControlPlaneHarness.ADMIN)
+        .header("Content-Type", "application/json; charset=utf-8")
+        .POST(HttpRequest.BodyPublishers.ofString("{\"command\":[\"true\"]}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertField(charset, 400, "name"); // read as JSON: a charset parameter is fine
+    assertEquals(0, tasksWritten());
   }
 
   @Test
