@@ -10,7 +10,7 @@ import io.heteroflow.controlplane.cluster.RecoveryVerticle;
 import io.heteroflow.controlplane.cluster.AutoscalerVerticle;
 import io.heteroflow.controlplane.cluster.ReplicaRebuildVerticle;
 import io.heteroflow.controlplane.cluster.WindowCheckerVerticle;
-import io.heteroflow.controlplane.service.ReplicaStops;
+import io.heteroflow.controlplane.cluster.TaskStops;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
 import io.heteroflow.controlplane.metrics.ClusterGauges;
@@ -158,10 +158,10 @@ public final class ControlPlane {
                 vertx.deployVerticle(new BorrowPatrolVerticle(stores.queues(), leadership,
                     BorrowPatrolVerticle.PERIOD_MS, config.queueing().borrowIdleSeconds())),
                 vertx.deployVerticle(new ReplicaRebuildVerticle(stores.services(),
-                    new ReplicaStops(vertx, stores.tasks()), leadership, metrics,
+                    new TaskStops(vertx, stores.tasks()), leadership, metrics,
                     options.clock(), options.services().rebuildMs())),
                 vertx.deployVerticle(new WindowCheckerVerticle(stores.services(),
-                    new ReplicaStops(vertx, stores.tasks()), leadership, metrics,
+                    new TaskStops(vertx, stores.tasks()), leadership, metrics,
                     options.clock(), options.services().windowMs())),
                 vertx.deployVerticle(new AutoscalerVerticle(stores.services(), leadership, metrics,
                     options.services())))))

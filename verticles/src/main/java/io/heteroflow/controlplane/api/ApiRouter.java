@@ -6,7 +6,7 @@ import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.scheduler.framework.PluginRegistry;
 import io.heteroflow.controlplane.store.Stores;
 import io.heteroflow.controlplane.store.TenantStore;
-import io.heteroflow.controlplane.service.ReplicaStops;
+import io.heteroflow.controlplane.cluster.TaskStops;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -69,13 +69,14 @@ public final class ApiRouter {
     api.route().handler(ctx -> authenticate(ctx, tenants));
     new ExplainRoutes(vertx, stores.nodes(), stores.preemptions(), stores.plugins(), stores.queues(), stores.plans(),
         registry, config, java.time.Clock.systemUTC()).mount(api);
-    new TaskRoutes(vertx, stores.tasks(), stores.queues(), config.defaultTaskTimeout(), metrics).mount(api);
+    TaskStops stops = new TaskStops(vertx, stores.tasks());
+    new TaskRoutes(vertx, stores.tasks(), stores.queues(), stops, config.defaultTaskTimeout(), metrics).mount(api);
     ServiceRoutes services = new ServiceRoutes(vertx, stores.services(), stores.queues(),
-        new ReplicaStops(vertx, stores.tasks()), clock);
+        stops, clock);
     new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics, stores.services(),
         services).mount(api);
     new QueueRoutes(stores.queues()).mount(api);
-    new NodeRoutes(stores.nodes(), stores.tasks()).mount(api);
+    new NodeRoutes(stores.nodes(), stores.tasks(), stops).mount(api);
     new AdminRoutes(tenants).mount(api);
     new PluginRoutes(vertx, stores.plugins(), registry).mount(api);
     new ClusterRoutes(stores.leaders(), stores.nodes(), leadership).mount(api);

@@ -127,8 +127,11 @@ final class GroupSpecDecoder {
     return members;
   }
 
-  /** One member: a task spec that takes the group's type and gpu_type unless it names the same. */
-  private static TaskSpec member(JsonObject given, String type, String gpuType, int defaultTimeout) {
+  /**
+   * One member (or a service's replica template): a task spec that takes the group's type and gpu_type unless it
+   * names the same.
+   */
+  static TaskSpec member(JsonObject given, String type, String gpuType, int defaultTimeout) {
     JsonObject member = given.copy();
     Object ownType = member.getValue("type");
     if (ownType != null && !type.equals(ownType)) {

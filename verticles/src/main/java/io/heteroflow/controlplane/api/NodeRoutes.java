@@ -5,11 +5,9 @@ import io.heteroflow.controlplane.scheduler.framework.Fragmentation;
 import io.heteroflow.controlplane.store.CardCounts;
 import io.heteroflow.controlplane.store.NodeStore;
 import io.heteroflow.controlplane.store.TaskStore;
-import io.heteroflow.protocol.BusAddresses;
-import io.heteroflow.protocol.message.Stop;
+import io.heteroflow.controlplane.cluster.TaskStops;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -30,10 +28,12 @@ final class NodeRoutes {
   private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
   private final NodeStore nodes;
   private final TaskStore tasks;
+  private final TaskStops stops;
 
-  NodeRoutes(NodeStore nodes, TaskStore tasks) {
+  NodeRoutes(NodeStore nodes, TaskStore tasks, TaskStops stops) {
     this.nodes = nodes;
     this.tasks = tasks;
+    this.stops = stops;
   }
 
   void mount(Router api) {
@@ -94,28 +94,27 @@ final class NodeRoutes {
       }
       return nodes.activeTasks(id).compose(tasks -> {
         List<Future<Void>> stops = new ArrayList<>();
-        tasks.forEach((task, status) -> stops.add(stop(ctx.vertx(), id, task, status, 3)));
+        tasks.forEach((task, status) -> stops.add(stop(id, task, status, 3)));
         return Future.all(stops).mapEmpty();
       });
     }).compose(stopped -> reply(true, id));
   }
 
   /** One task of a drained node to stopping (a lost race re-reads it and tries again), and its agent told. */
-  private Future<Void> stop(Vertx vertx, String nodeId, UUID task, TaskStatus from, int attemptsLeft) {
+  private Future<Void> stop(String nodeId, UUID task, TaskStatus from, int attemptsLeft) {
     if (from != TaskStatus.SCHEDULED && from != TaskStatus.RUNNING) {
       return Future.succeededFuture(); // already stopping, preempting or finished
     }
     TaskStore.Details details = new TaskStore.Details(null, null, null, "stopped by drain of node " + nodeId);
-    return tasks.transition(task, from, TaskStatus.STOPPING, details).compose(won -> {
+    return stops.stop(task, from, nodeId, details).compose(won -> {
       if (won) {
-        vertx.eventBus().send(BusAddresses.agentStop(nodeId), new Stop(task).toJson());
         return Future.succeededFuture();
       }
       if (attemptsLeft == 0) {
         return Future.succeededFuture();
       }
       return tasks.get(task).compose(fresh -> fresh.isEmpty() || !nodeId.equals(fresh.get().nodeId())
-          ? Future.succeededFuture() : stop(vertx, nodeId, task, fresh.get().status(), attemptsLeft - 1));
+          ? Future.succeededFuture() : stop(nodeId, task, fresh.get().status(), attemptsLeft - 1));
     });
   }
 

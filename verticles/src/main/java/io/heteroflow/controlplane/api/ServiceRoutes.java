@@ -1,11 +1,13 @@
 package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.api.Http.Reply;
-import io.heteroflow.controlplane.service.ReplicaStops;
+import io.heteroflow.controlplane.service.Autoscale;
+import io.heteroflow.controlplane.cluster.TaskStops;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.controlplane.store.ServiceSpec;
 import io.heteroflow.controlplane.store.ServiceStore;
+import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
 import io.vertx.core.Future;
@@ -26,10 +28,10 @@ final class ServiceRoutes {
   private final Vertx vertx;
   private final ServiceStore services;
   private final QueueStore queues;
-  private final ReplicaStops stops;
+  private final TaskStops stops;
   private final Clock clock;
 
-  ServiceRoutes(Vertx vertx, ServiceStore services, QueueStore queues, ReplicaStops stops, Clock clock) {
+  ServiceRoutes(Vertx vertx, ServiceStore services, QueueStore queues, TaskStops stops, Clock clock) {
     this.vertx = vertx;
     this.services = services;
     this.queues = queues;
@@ -94,12 +96,7 @@ final class ServiceRoutes {
         throw new ApiError(409, "window_owns_replicas", "replicas", "service " + group.name() + " is outside its"
             + " schedule window: the window's action owns the replica count until the window opens again");
       }
-      io.heteroflow.controlplane.service.Autoscale autoscale =
-          io.heteroflow.controlplane.service.Autoscale.fromJson(group.autoscale());
-      if (autoscale != null && (replicas < autoscale.min() || replicas > autoscale.max())) {
-        throw ApiError.badField("replicas", "must be within autoscale [" + autoscale.min() + ", " + autoscale.max()
-            + "] (was " + replicas + ")");
-      }
+      ServiceSpecDecoder.replicasWithin(Autoscale.fromJson(group.autoscale()), replicas);
       if (replicas > group.desiredReplicas()) {
         principal.mayStartWork("adding replicas");
       }
@@ -134,7 +131,8 @@ final class ServiceRoutes {
         return services.get(group.id()).compose(fresh -> stop(fresh.orElseThrow().group(), attemptsLeft - 1));
       }
       List<Future<Boolean>> stopped = live.get().stream().map(replica -> stops.stop(replica.id(), replica.status(),
-          replica.nodeId(), TaskRoutes.STOPPED_BY_USER, "its service " + group.name() + " was stopped")).toList();
+          replica.nodeId(), new TaskStore.Details(null, null, TaskRoutes.STOPPED_BY_USER, "its service "
+              + group.name() + " was stopped"))).toList();
       return Future.join(stopped).transform(done -> view(group.id())).map(view -> new Reply(202, view));
     });
   }

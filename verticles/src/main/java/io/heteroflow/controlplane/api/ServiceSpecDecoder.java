@@ -7,8 +7,6 @@ import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.protocol.GpuVendor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -50,15 +48,20 @@ final class ServiceSpecDecoder {
       throw ApiError.badField("replicas", "is required (0 to " + ServiceSpec.MAX_REPLICAS + ")");
     }
     int replicas = (int) json.integer("replicas", autoscale == null ? 0 : autoscale.min(), 0, ServiceSpec.MAX_REPLICAS);
-    if (autoscale != null && (replicas < autoscale.min() || replicas > autoscale.max())) {
-      throw ApiError.badField("replicas", "must be within autoscale [" + autoscale.min() + ", " + autoscale.max()
-          + "] (was " + replicas + ")");
-    }
+    replicasWithin(autoscale, replicas);
     TaskSpec template = template(json, name, gpuType);
     JsonObject windows = json.object("windows");
     ScheduleWindows decodedWindows = windows == null ? null : WindowSpecDecoder.decode(windows);
     return new ServiceSpec(name, gpuType == null ? template.gpuType() : gpuType, replicas, template, autoscale,
         decodedWindows, json.string("queue", null, 63, QueueSpecDecoder.NAME));
+  }
+
+  /** A replica count a service with {@code autoscale} (null: none) may be given: 400 naming replicas otherwise. */
+  static void replicasWithin(Autoscale autoscale, int replicas) {
+    if (autoscale != null && (replicas < autoscale.min() || replicas > autoscale.max())) {
+      throw ApiError.badField("replicas", "must be within autoscale [" + autoscale.min() + ", " + autoscale.max()
+          + "] (was " + replicas + ")");
+    }
   }
 
   private static TaskSpec template(StrictJson json, String name, String gpuType) {
@@ -67,25 +70,13 @@ final class ServiceSpecDecoder {
       throw ApiError.badField("template", "is required: the task spec every replica runs");
     }
     JsonObject member = given.copy();
-    Object ownType = member.getValue("type");
+    member.put("name", member.getValue("name", name));
     try {
-      if (ownType != null && !"inference".equals(ownType)) {
-        throw ApiError.badField("type", "must be inference or absent");
-      }
-      if (member.containsKey("group_id")) {
-        throw ApiError.badField("group_id", "is not allowed: a replica belongs to its service");
-      }
-      member.put("type", "inference");
-      member.put("name", member.getValue("name", name));
-      TaskSpec spec = TaskSpecDecoder.decodeMember(member, ServiceSpec.REPLICA_TIMEOUT_SECONDS);
-      if (gpuType != null && spec.gpuType() != null && !gpuType.equals(spec.gpuType())) {
-        throw ApiError.badField("gpu_type", "must be the group's gpu_type '" + gpuType + "' or absent");
-      }
-      Map<String, String> labels = new HashMap<>(spec.labels());
-      if (labels.containsKey(ServiceSpec.SERVICE_LABEL)) {
+      TaskSpec spec = GroupSpecDecoder.member(member, "inference", gpuType, ServiceSpec.REPLICA_TIMEOUT_SECONDS);
+      if (spec.labels().containsKey(ServiceSpec.SERVICE_LABEL)) {
         throw ApiError.badField("labels", ServiceSpec.SERVICE_LABEL + " is set by HeteroFlow on every replica");
       }
-      return gpuType == null || spec.gpuType() != null ? spec : spec.with(spec.name(), gpuType);
+      return spec;
     } catch (ApiError refused) {
       throw refused.within("template.");
     }

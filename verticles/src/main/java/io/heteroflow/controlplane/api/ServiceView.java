@@ -49,8 +49,7 @@ final class ServiceView {
     JsonArray list = new JsonArray();
     for (ReplicaSlot slot : slots) {
       int failures = ReplicaPlan.failuresWith(slot);
-      Instant retry = !slot.live() && slot.finishedAt() != null && failures > 1
-          ? slot.finishedAt().toInstant().plus(ReplicaPlan.backoff(failures)) : null;
+      Instant retry = slot.live() ? null : ReplicaPlan.retryAt(slot);
       list.add(new JsonObject().put("slot", slot.slot()).put("generation", slot.generation())
           .put("task_id", slot.taskId() == null ? null : slot.taskId().toString())
           .put("status", slot.status() == null ? null : slot.status().wire()).put("node", slot.nodeId())

@@ -6,10 +6,10 @@ import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskSpec;
 import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.controlplane.store.TaskStore;
+import io.heteroflow.controlplane.cluster.TaskStops;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
 import io.heteroflow.protocol.message.Logs;
-import io.heteroflow.protocol.message.Stop;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -38,13 +38,16 @@ final class TaskRoutes {
   private final Vertx vertx;
   private final TaskStore tasks;
   private final QueueStore queues;
+  private final TaskStops stops;
   private final int defaultTimeoutSeconds;
   private final ControlPlaneMetrics metrics;
 
-  TaskRoutes(Vertx vertx, TaskStore tasks, QueueStore queues, int defaultTimeoutSeconds, ControlPlaneMetrics metrics) {
+  TaskRoutes(Vertx vertx, TaskStore tasks, QueueStore queues, TaskStops stops, int defaultTimeoutSeconds,
+             ControlPlaneMetrics metrics) {
     this.vertx = vertx;
     this.tasks = tasks;
     this.queues = queues;
+    this.stops = stops;
     this.defaultTimeoutSeconds = defaultTimeoutSeconds;
     this.metrics = metrics;
   }
@@ -130,17 +133,14 @@ final class TaskRoutes {
       throw new ApiError(409, "illegal_transition", null, "task is already " + from.wire() + "; it cannot be stopped")
           .withCurrentStatus(from.wire());
     }
-    TaskStatus to = from == TaskStatus.PENDING ? TaskStatus.STOPPED : TaskStatus.STOPPING;
-    return tasks.transition(task.id(), from, to, new TaskStore.Details(null, null, STOPPED_BY_USER, "stopped by user"))
+    return stops.stop(task.id(), from, task.nodeId(), new TaskStore.Details(null, null, STOPPED_BY_USER,
+            "stopped by user"))
         .compose(won -> {
           if (!won) {
             if (attemptsLeft == 0) {
               throw ApiError.conflict("the task kept changing state; retry");
             }
             return reload(task.id()).compose(fresh -> stop(fresh, attemptsLeft - 1));
-          }
-          if (to == TaskStatus.STOPPING) {
-            vertx.eventBus().send(BusAddresses.agentStop(task.nodeId()), new Stop(task.id()).toJson());
           }
           return reload(task.id()).map(fresh -> new Reply(202, TaskView.of(fresh)));
         });

@@ -10,13 +10,10 @@ import io.heteroflow.protocol.TaskStatus;
 import io.heteroflow.protocol.message.BusMessage;
 import io.heteroflow.protocol.message.BusPayload;
 import io.heteroflow.protocol.message.Kick;
-import io.heteroflow.protocol.message.Stop;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * A task group's lifecycle (SPEC §9, leader only): every {@link #PERIOD_MS} and whenever a member moves or a stop
@@ -32,14 +29,13 @@ public final class GroupLifecycleVerticle extends VerticleBase {
   public static final long PERIOD_MS = 2000;
   static final int BATCH = 500;
   static final String STOPPED_BY_GROUP = "GroupStopping";
-  private static final Logger LOG = Logger.getLogger(GroupLifecycleVerticle.class.getName());
   private final GroupStore groups;
   private final TaskStore tasks;
   private final Leadership leadership;
   private final ControlPlaneMetrics metrics;
   private final long periodMs;
-  private boolean sweeping;
-  private boolean again;
+  private SerialPass pass;
+  private TaskStops taskStops;
 
   public GroupLifecycleVerticle(GroupStore groups, TaskStore tasks, Leadership leadership, ControlPlaneMetrics metrics,
                                 long periodMs) {
@@ -53,41 +49,20 @@ public final class GroupLifecycleVerticle extends VerticleBase {
   /** Completes once its kick consumer is registered. */
   @Override
   public Future<?> start() {
-    vertx.setPeriodic(periodMs, id -> requestSweep());
+    taskStops = new TaskStops(vertx, tasks);
+    pass = new SerialPass("group lifecycle sweep", leadership, this::sweep);
+    vertx.setPeriodic(periodMs, id -> pass.request());
     return vertx.eventBus().consumer(BusAddresses.GROUPS_KICK, message -> BusPayload.answer(message, Kick::fromJson,
         kick -> {
-          requestSweep();
+          pass.request();
           return Future.<BusMessage>succeededFuture();
         })).completion();
-  }
-
-  private void requestSweep() {
-    if (!leadership.leading()) {
-      return;
-    }
-    if (sweeping) {
-      again = true;
-      return;
-    }
-    sweeping = true;
-    again = false;
-    sweep().onComplete(done -> {
-      sweeping = false;
-      if (done.failed()) {
-        LOG.log(Level.FINE, "group lifecycle sweep failed", done.cause());
-      }
-      if (again) {
-        requestSweep();
-      }
-    });
   }
 
   /** One pass over the unfinished groups; answers how many moved. */
   public Future<Integer> sweep() {
     return groups.unfinished(BATCH).compose(unfinished -> {
-      List<Future<Boolean>> moved = unfinished.stream().map(this::reconcile).toList();
-      return Future.join(moved).transform(done -> Future.succeededFuture(
-          (int) moved.stream().filter(each -> each.succeeded() && each.result()).count()));
+      return SerialPass.changed(unfinished.stream().map(this::reconcile).toList());
     });
   }
 
@@ -146,14 +121,8 @@ public final class GroupLifecycleVerticle extends VerticleBase {
         + group.reasonMessage());
     for (TaskRecord member : members) {
       TaskStatus status = member.status();
-      if (status == TaskStatus.PENDING) {
-        stops.add(tasks.transition(member.id(), status, TaskStatus.STOPPED, why));
-      } else if (status == TaskStatus.SCHEDULED || status == TaskStatus.RUNNING) {
-        stops.add(tasks.transition(member.id(), status, TaskStatus.STOPPING, why).onSuccess(won -> {
-          if (won) {
-            vertx.eventBus().send(BusAddresses.agentStop(member.nodeId()), new Stop(member.id()).toJson());
-          }
-        }));
+      if (status == TaskStatus.PENDING || status == TaskStatus.SCHEDULED || status == TaskStatus.RUNNING) {
+        stops.add(taskStops.stop(member.id(), status, member.nodeId(), why));
       }
     }
     return Future.join(stops).mapEmpty();
@@ -163,7 +132,7 @@ public final class GroupLifecycleVerticle extends VerticleBase {
   private Future<Boolean> moved(Future<java.util.Optional<GroupRecord>> move, String requeuedAs) {
     return move.map(result -> {
       if (result.isPresent()) {
-        again = true;
+        pass.request(); // one more sweep after this one
         if (requeuedAs != null) {
           metrics.groups(requeuedAs);
         } else if (result.get().isFinished()) {

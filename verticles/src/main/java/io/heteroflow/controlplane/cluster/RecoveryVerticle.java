@@ -27,6 +27,7 @@ public final class RecoveryVerticle extends VerticleBase {
   private final Leadership leadership;
   private final long periodMs;
   private final int offlineGraceSeconds;
+  private TaskStops stops;
 
   public RecoveryVerticle(TaskStore tasks, Leadership leadership, long periodMs, int offlineGraceSeconds) {
     this.tasks = tasks;
@@ -37,6 +38,7 @@ public final class RecoveryVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    stops = new TaskStops(vertx, tasks);
     vertx.setPeriodic(periodMs, id -> {
       if (leadership.leading()) {
         recover().onFailure(e -> LOG.log(Level.FINE, "backlog recovery failed", e));
@@ -61,12 +63,8 @@ public final class RecoveryVerticle extends VerticleBase {
   }
 
   private Future<Boolean> settle(UUID id, TaskStatus status) {
-    if (status == TaskStatus.RUNNING) {
-      return tasks.transition(id, status, TaskStatus.FAILED, new TaskStore.Details(null, null, "NodeLost",
-          "its node stayed offline past the grace period while it ran: the task is lost"));
-    }
-    TaskStatus target = status == TaskStatus.STOPPING ? TaskStatus.STOPPED : TaskStatus.PENDING;
-    return tasks.transition(id, status, target,
-        new TaskStore.Details(null, null, "NodeLost", "its node went offline before the agent confirmed"));
+    return stops.settleLost(id, status, status == TaskStatus.RUNNING
+        ? "its node stayed offline past the grace period while it ran: the task is lost"
+        : "its node went offline before the agent confirmed");
   }
 }

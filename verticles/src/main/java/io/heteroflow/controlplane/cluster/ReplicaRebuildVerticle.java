@@ -2,9 +2,10 @@ package io.heteroflow.controlplane.cluster;
 
 import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.service.ReplicaPlan;
-import io.heteroflow.controlplane.service.ReplicaStops;
+
 import io.heteroflow.controlplane.store.ReplicaSlot;
 import io.heteroflow.controlplane.store.ServiceStore;
+import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.BusMessage;
 import io.heteroflow.protocol.message.BusPayload;
@@ -26,14 +27,14 @@ public final class ReplicaRebuildVerticle extends VerticleBase {
   public static final long PERIOD_MS = 10_000;
   private static final int BATCH = 1000;
   private final ServiceStore services;
-  private final ReplicaStops stops;
+  private final TaskStops stops;
   private final Leadership leadership;
   private final ControlPlaneMetrics metrics;
   private final Clock clock;
   private final long periodMs;
   private SerialPass pass;
 
-  public ReplicaRebuildVerticle(ServiceStore services, ReplicaStops stops, Leadership leadership,
+  public ReplicaRebuildVerticle(ServiceStore services, TaskStops stops, Leadership leadership,
                                 ControlPlaneMetrics metrics, Clock clock, long periodMs) {
     this.services = services;
     this.stops = stops;
@@ -89,9 +90,11 @@ public final class ReplicaRebuildVerticle extends VerticleBase {
               metrics.replicaRebuilt(name);
             }
           });
-      case STOP -> stops.stop(current.taskId(), current.status(), current.nodeId(), ReplicaPlan.SCALED_DOWN,
-          "scaled down: service " + name + " wants " + service.group().desiredReplicas() + " replica(s)");
-      case LOST -> stops.lose(current.taskId(), current.status(), current.nodeId());
+      case STOP -> stops.stop(current.taskId(), current.status(), current.nodeId(), new TaskStore.Details(null,
+          null, ReplicaPlan.SCALED_DOWN, "scaled down: service " + name + " wants "
+              + service.group().desiredReplicas() + " replica(s)"));
+      case LOST -> stops.settleLost(current.taskId(), current.status(), "its node " + current.nodeId()
+          + " went offline: the replica is rebuilt elsewhere");
       case WAIT -> Future.succeededFuture(false);
     };
   }

@@ -1,10 +1,11 @@
 package io.heteroflow.controlplane.cluster;
 
 import io.heteroflow.controlplane.ControlPlaneMetrics;
-import io.heteroflow.controlplane.service.ReplicaStops;
+
 import io.heteroflow.controlplane.service.ScheduleWindows;
 import io.heteroflow.controlplane.store.GroupRecord;
 import io.heteroflow.controlplane.store.ServiceStore;
+import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
 import io.vertx.core.Future;
@@ -32,7 +33,7 @@ import java.util.UUID;
 public final class WindowCheckerVerticle extends VerticleBase {
   public static final long PERIOD_MS = 60_000;
   private final ServiceStore services;
-  private final ReplicaStops stops;
+  private final TaskStops stops;
   private final Leadership leadership;
   private final ControlPlaneMetrics metrics;
   private final Clock clock;
@@ -41,7 +42,7 @@ public final class WindowCheckerVerticle extends VerticleBase {
   private final Map<UUID, Instant> skipRecorded = new HashMap<>();
   private SerialPass pass;
 
-  public WindowCheckerVerticle(ServiceStore services, ReplicaStops stops, Leadership leadership,
+  public WindowCheckerVerticle(ServiceStore services, TaskStops stops, Leadership leadership,
                                ControlPlaneMetrics metrics, Clock clock, long periodMs) {
     this.services = services;
     this.stops = stops;
@@ -126,8 +127,8 @@ public final class WindowCheckerVerticle extends VerticleBase {
   private Future<Void> stopAll(List<ServiceStore.LiveReplica> replicas, GroupRecord group) {
     List<Future<Boolean>> stopped = new ArrayList<>();
     for (ServiceStore.LiveReplica replica : replicas) {
-      stopped.add(stops.stop(replica.id(), replica.status(), replica.nodeId(), "WindowStopped",
-          "service " + group.name() + " was stopped for good by its schedule window"));
+      stopped.add(stops.stop(replica.id(), replica.status(), replica.nodeId(), new TaskStore.Details(null,
+          null, "WindowStopped", "service " + group.name() + " was stopped for good by its schedule window")));
     }
     return Future.join(stopped).mapEmpty();
   }

@@ -69,11 +69,16 @@ public final class ReplicaPlan {
 
   /** The next replica of a slot whose last one ended (or was never inserted): now, or after its back-off. */
   private static Action next(ReplicaSlot slot, Instant now) {
-    int failures = failuresWith(slot);
     boolean rebuild = slot.status() == TaskStatus.FAILED || slot.status() == TaskStatus.SUCCEEDED;
-    Instant due = slot.finishedAt() == null ? now : slot.finishedAt().toInstant().plus(backoff(failures));
-    Kind kind = now.isBefore(due) ? Kind.WAIT : Kind.START;
-    return new Action(kind, slot.slot(), slot, slot.generation() + 1, failures, rebuild, due);
+    Instant due = retryAt(slot);
+    Kind kind = due != null && now.isBefore(due) ? Kind.WAIT : Kind.START;
+    return new Action(kind, slot.slot(), slot, slot.generation() + 1, failuresWith(slot), rebuild,
+        due == null ? now : due);
+  }
+
+  /** When the next replica of a slot whose last one ended may start: its end plus the back-off (null: not known). */
+  public static Instant retryAt(ReplicaSlot slot) {
+    return slot.finishedAt() == null ? null : slot.finishedAt().toInstant().plus(backoff(failuresWith(slot)));
   }
 
   /** Quick failures in a row including the slot's last replica (0 when it did not fail). */

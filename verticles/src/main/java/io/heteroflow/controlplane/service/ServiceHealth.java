@@ -42,13 +42,12 @@ public record ServiceHealth(String status, int desired, int running, int pending
         }
       } else if (slot.status() == TaskStatus.FAILED) {
         int failures = ReplicaPlan.failuresWith(slot);
-        Instant due = slot.finishedAt() == null ? now
-            : slot.finishedAt().toInstant().plus(ReplicaPlan.backoff(failures));
+        Instant due = ReplicaPlan.retryAt(slot);
         String how = "NodeLost".equals(slot.reasonCode()) ? "lost with node " + slot.nodeId()
-            : "failed " + (failures > 1 ? failures + " times in a row" : "") + (slot.exitCode() == null ? ""
+            : "failed" + (failures > 1 ? " " + failures + " times in a row" : "") + (slot.exitCode() == null ? ""
                 : " (exit code " + slot.exitCode() + ")");
-        problems.add("replica " + slot.slot() + " " + how.replace("  ", " ").trim()
-            + (due.isAfter(now) ? ", next try at " + CLOCK.format(due) : ", being rebuilt"));
+        problems.add("replica " + slot.slot() + " " + how
+            + (due != null && due.isAfter(now) ? ", next try at " + CLOCK.format(due) : ", being rebuilt"));
       }
     }
     if (!tenantActive && running < desired) {
