@@ -134,12 +134,19 @@ class DatabaseRestartIT {
         () -> accepted.size() >= acceptedBefore + 20);
     loading.set(false);
     load.join();
-    assertTrue(statuses.stream().allMatch(status -> status == 201 || status == 503), "only 201 or 503: " +
-        statuses.stream().filter(status -> status != 201 && status != 503).distinct().toList());
+    assertTrue(statuses.stream().allMatch(status -> status == 201 || status == 503), () -> "only 201 or 503: "
+        + statuses.stream().filter(status -> status != 201 && status != 503).distinct().toList()
+        + "; the server logged:\n" + failuresLogged(server.output()));
 
     server.eventually(Duration.ofSeconds(120), "every accepted task succeeded", () -> accepted.keySet().stream()
         .allMatch(id -> "succeeded".equals(json(get(base + "/api/v1/tasks/" + id)).getString("status"))));
     server.eventually(Duration.ofSeconds(30), "ready again", () -> get(base + "/health/ready").statusCode() == 200);
     assertEquals(200, get(base + "/health").statusCode());
+  }
+
+  /** The server's log from its first failed request on (its stack trace says what was not mapped to 503). */
+  private static String failuresLogged(String output) {
+    int at = output.indexOf(" failed");
+    return at < 0 ? "(no failed request logged)" : output.substring(Math.max(0, at - 200), Math.min(output.length(), at + 4000));
   }
 }

@@ -156,11 +156,23 @@ final class Http {
     }
   }
 
-  private static boolean isDatabaseUnavailable(Throwable failure) {
-    if (failure instanceof PgException pg) {
-      String state = pg.getSqlState();
-      return state != null && (state.startsWith("08") || state.startsWith("57P"));
+  /**
+   * Whether a failure (or any cause under it) says the database cannot be reached right now: a connection refused,
+   * reset or closed under the query (an {@link java.io.IOException} or a Vert.x transport failure), or PostgreSQL's
+   * own "connection exception" (08…), "operator intervention" (57P…: shutting down, starting up, in recovery) and
+   * "insufficient resources" (53…: too many connections) classes. All of these are answered 503, to be retried.
+   */
+  static boolean isDatabaseUnavailable(Throwable failure) {
+    for (Throwable each = failure; each != null; each = each.getCause() == each ? null : each.getCause()) {
+      if (each instanceof PgException pg) {
+        String state = pg.getSqlState();
+        if (state != null && (state.startsWith("08") || state.startsWith("57P") || state.startsWith("53"))) {
+          return true;
+        }
+      } else if (each instanceof VertxException || each instanceof java.io.IOException) {
+        return true;
+      }
     }
-    return failure instanceof VertxException || failure instanceof java.net.ConnectException;
+    return false;
   }
 }
