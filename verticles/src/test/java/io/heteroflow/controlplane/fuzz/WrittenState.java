@@ -14,9 +14,13 @@ import java.util.Set;
  * assert that a refused request wrote nothing: not a row added, changed or removed anywhere.
  */
 final class WrittenState {
-  /** The columns of tasks a request writes (the scheduler's pending reasons and estimates are left out). */
-  private static final Map<String, String> PROJECTED = Map.of("tasks",
-      "id, tenant, name, type, status, priority, gpu_required, spec, queue, service_id, node_id, gpu_indices");
+  /**
+   * The columns requests write, where the control plane also writes others on its own: the scheduler's pending
+   * reasons and estimates of tasks, and the borrow patrol's idle_since of queues.
+   */
+  private static final Map<String, String> PROJECTED = Map.of(
+      "tasks", "id, tenant, name, type, status, priority, gpu_required, spec, queue, service_id, node_id, gpu_indices",
+      "queues", "name, parent, weight, guaranteed, max_gpu_eq, max_cards_per_task, max_running, tenants, version");
   /** Tables written on the control plane's own beat: the leader lease, members' last-seen, reason events. */
   private static final Set<String> OWN_BEAT = Set.of("leader", "control_planes", "task_events",
       "flyway_schema_history");
