@@ -46,7 +46,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code heteroflow dev | server | agent | postgres | bench | simulate}: one distribution, several roles. The
+ * {@code heteroflow dev | server | agent | postgres | bench | simulate | certs}: one distribution, several roles. The
  * command line is parsed by picocli: every subcommand has {@code --help} with examples, and a usage error exits
  * 2 naming the option (see {@link Cli}).
  */
@@ -90,6 +90,7 @@ public final class Main implements Runnable {
         .addSubcommand("postgres", new Postgres())
         .addSubcommand("bench", new BenchCommand())
         .addSubcommand("simulate", new SimulateCommand())
+        .addSubcommand("certs", new CertsCommand())
         .addSubcommand("help", new CommandLine.HelpCommand());
     cli.setUsageHelpWidth(110);
     cli.setParameterExceptionHandler(Cli::usageError);
@@ -139,6 +140,7 @@ public final class Main implements Runnable {
       String token = adminToken();
 
       EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDir == null ? null : Path.of(dataDir));
+      Path certs = CertsCommand.ensureDev(postgres.root().resolve("certs"));
       PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
       Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
@@ -153,6 +155,8 @@ public final class Main implements Runnable {
       System.out.println(adminTokenLine(token));
       System.out.println("  PostgreSQL:  postgresql://postgres:postgres@localhost:" + db.options().getPort()
           + "/postgres (data in " + postgres.root() + (dataDir == null ? ", removed at exit)" : ")"));
+      System.out.println("  Certificates: " + certs + " (cluster CA; member '" + CertsCommand.DEV_MEMBER + "', agent '"
+          + CertsCommand.DEV_AGENT + "': --certs-dir of server and agent)");
       System.out.println("  Fleet:       " + (HOST_FLEET.equals(fleet) ? "this host's GPUs, detected"
           : nodes.size() + " simulated nodes from " + fleet));
       System.out.println("Press Ctrl-C to stop.");
@@ -256,7 +260,7 @@ public final class Main implements Runnable {
       List<NodeSource> nodes = simulate != null ? List.copyOf(FleetFile.read(Path.of(simulate)))
           : List.of(detectingNode(Cli.orEnv(nodeId, "HETEROFLOW_NODE_ID", hostName()), publicIps(publicIps)));
       Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
-      Vertx vertx = Cluster.join(cluster, true, null);
+      Vertx vertx = Cluster.join(cluster, true, null, Cli.orEnv(nodeId, "HETEROFLOW_NODE_ID", hostName()));
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
       deployAgents(vertx, nodes, logs, executor.equals("docker")).await();
       System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()

@@ -17,7 +17,7 @@ import picocli.CommandLine;
  * usage errors that exit 2 and name the option. Only arguments that end before a command would start run.
  */
 class CommandLineTest {
-  static final List<String> SUBCOMMANDS = List.of("dev", "server", "agent", "postgres", "bench", "simulate");
+  static final List<String> SUBCOMMANDS = List.of("dev", "server", "agent", "postgres", "bench", "simulate", "certs");
 
   /** Exit status, standard output and standard error of one command line. */
   record Run(int status, String out, String err) {
