@@ -108,13 +108,18 @@ public record Run(UUID taskId, long term, int attempt, String name, String image
 
   @Override
   public JsonObject toJson() {
-    return BusMessage.envelope().put("task_id", taskId.toString()).put("term", term).put("attempt", attempt)
+    return withTenant(BusMessage.envelope().put("task_id", taskId.toString()).put("term", term).put("attempt", attempt)
         .put("name", name)
         .put("image", image).put("command", new JsonArray(command)).put("env", new JsonObject(Map.copyOf(env)))
         .put("gpu_indices", new JsonArray(gpuIndices)).put("shard", Shard.toJson(shard)).put("host_port", hostPort)
         .put("master_port", masterPort).put("timeout_seconds", timeoutSeconds)
         .put("termination_grace_seconds", terminationGraceSeconds).put("checkpoint", Checkpoint.toJson(checkpoint))
-        .put("distributed", Distributed.toJson(distributed)).put("tenant", tenant);
+        .put("distributed", Distributed.toJson(distributed)));
+  }
+
+  /** The wire form, as {@link #toJson()} with {@code tenant} only when there is one (older readers ignore it). */
+  private JsonObject withTenant(JsonObject json) {
+    return tenant == null ? json : json.put("tenant", tenant);
   }
 
   public static Run fromJson(JsonObject json) {
