@@ -146,8 +146,11 @@ public final class Main implements Runnable {
       ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
           ControlPlane.Options.defaults(port, token, config), registry);
       Path logs = postgres.taskLogs();
-      deployAgents(vertx, nodes, logs, false, TaskUsers.of(TaskUsers.DEFAULT_RANGE, logs),
-          ProcessExecutor.DEFAULT_LOG_CAP_BYTES).await();
+      TaskUsers users = TaskUsers.of(TaskUsers.DEFAULT_RANGE, logs);
+      if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)
+        Files.setPosixFilePermissions(postgres.root(), java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+      }
+      deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES).await();
 
       Database db = postgres.database();
       System.out.println("HeteroFlow dev is up.");
