@@ -8,7 +8,8 @@ import java.util.UUID;
 /**
  * control plane → agent, request-reply: one byte range of a task's log: at most {@code maxBytes} (never more than
  * {@link #MAX_CHUNK_BYTES}) from {@code offset} (a byte position since the task's first byte), or from
- * {@code tailBytes} before the end when that is set, or from the first byte kept when neither is.
+ * {@code tailBytes} before the end when that is set; a request with neither (from before ranges) gets the last
+ * {@code maxBytes}.
  */
 public record Logs(UUID taskId, Long offset, int maxBytes, Long tailBytes) implements BusMessage {
   /** The most one answer carries: a log is streamed as a sequence of such ranges. */
@@ -43,6 +44,9 @@ public record Logs(UUID taskId, Long offset, int maxBytes, Long tailBytes) imple
       throw request.bad("tail_bytes", "0 or more is required");
     }
     int limit = maxBytes == null ? DEFAULT_MAX_BYTES : Math.min(maxBytes, MAX_CHUNK_BYTES);
+    if (offset == null && tailBytes == null) { // a control plane from before ranges asked for the log's tail
+      tailBytes = (long) limit;
+    }
     return new Logs(taskId, offset, limit, tailBytes);
   }
 

@@ -60,7 +60,8 @@ final class TaskLogStream {
     if (nodeId == null) {
       return storedTail(ctx, stored, tailBytes);
     }
-    return ask(nodeId, new Logs(taskId, tailBytes != null ? null : offset, Logs.MAX_CHUNK_BYTES, tailBytes))
+    Long from = tailBytes != null ? null : offset == null ? 0L : offset; // 0: the first byte kept
+    return ask(nodeId, new Logs(taskId, from, Logs.MAX_CHUNK_BYTES, tailBytes))
         .transform(first -> first.succeeded() && first.result().found()
             ? send(ctx, nodeId, first.result())
             : storedTail(ctx, stored, tailBytes));
