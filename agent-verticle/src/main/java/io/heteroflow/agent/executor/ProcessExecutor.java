@@ -8,15 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -130,7 +122,7 @@ public final class ProcessExecutor implements TaskExecutor {
         report = run(spec, entry, base, work).withLastCheckpoint(Checkpoints.writtenAt(entry.checkpointFile));
       } finally {
         if (work != null) {
-          removeTree(work);
+          TaskDirectories.remove(work);
         }
       }
       running.remove(spec.taskId());
@@ -336,43 +328,6 @@ public final class ProcessExecutor implements TaskExecutor {
   /** Where a task's HOME and TMPDIR live while it runs: {@code <log dir>/work/<task>/{home,tmp}}. */
   Path workDir(String taskId) {
     return logDir.resolve("work").resolve(safe(taskId));
-  }
-
-  /** Deletes a task's work directory; links are removed, never followed; what cannot be removed stays. */
-  private static void removeTree(Path root) {
-    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try {
-      Files.walkFileTree(root, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
-          dir.toFile().setReadable(true, true);
-          dir.toFile().setWritable(true, true);
-          dir.toFile().setExecutable(true, true);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-          Files.deleteIfExists(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) {
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-          Files.deleteIfExists(dir);
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (IOException e) {
-      LOG.warning("could not remove all of " + root + ": " + e.getMessage());
-    }
   }
 
   @Override

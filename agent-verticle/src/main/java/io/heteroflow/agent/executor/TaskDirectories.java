@@ -1,9 +1,14 @@
 package io.heteroflow.agent.executor;
 
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.logging.Logger;
 
 /**
  * A task's private directories: mode 0700, owned by the task's uid and gid when it has one (the agent, root, still
@@ -11,6 +16,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * tasks run as other users: each task can pass through to its own directory but list nobody else's.
  */
 final class TaskDirectories {
+  private static final Logger LOG = Logger.getLogger(TaskDirectories.class.getName());
+
   private TaskDirectories() {}
 
   /** {@code <base>/<kind>/<name>}, private to {@code uid} (null: the agent's own user). */
@@ -42,4 +49,42 @@ final class TaskDirectories {
       // not a POSIX file system: the directory keeps the default permissions
     }
   }
+
+  /** Deletes a task's work directory; links are removed, never followed; what cannot be removed stays. */
+  static void remove(Path root) {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try {
+      Files.walkFileTree(root, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+          dir.toFile().setReadable(true, true);
+          dir.toFile().setWritable(true, true);
+          dir.toFile().setExecutable(true, true);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+          Files.deleteIfExists(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) {
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+          Files.deleteIfExists(dir);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      LOG.warning("could not remove all of " + root + ": " + e.getMessage());
+    }
+  }
+
 }
