@@ -206,7 +206,7 @@ public final class AgentVerticle extends VerticleBase {
     env.put("HETEROFLOW_NODE_ID", node.nodeId());
     env.putAll(DistributedEnvironment.of(run, lastReading, MASTER_PORT));
     return new RunSpec(run.taskId().toString(), run.image(), run.command(), env, run.timeoutSeconds(), vendor,
-        run.cards(), java.time.Duration.ofSeconds(run.terminationGraceSeconds()), run.checkpoint());
+        run.cards(), java.time.Duration.ofSeconds(run.terminationGraceSeconds()), run.checkpoint(), run.tenant());
   }
 
   private void stop(UUID id) {
@@ -248,7 +248,8 @@ public final class AgentVerticle extends VerticleBase {
   private Future<Logs.Answer> logs(JsonObject body) {
     Logs request = Logs.fromJson(body);
     String taskId = request.taskId().toString();
-    return vertx.executeBlocking(() -> executor.logs(taskId, request.maxBytes()))
-        .map(text -> new Logs.Answer(request.taskId(), text));
+    return vertx.executeBlocking(() -> executor.logs(taskId, request.offset(), request.maxBytes(), request.tailBytes()))
+        .map(chunk -> new Logs.Answer(request.taskId(), chunk.found(), chunk.offset(), chunk.bytes(), chunk.end(),
+            chunk.dropped(), chunk.capBytes()));
   }
 }

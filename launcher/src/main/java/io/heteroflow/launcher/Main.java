@@ -4,6 +4,7 @@ import io.heteroflow.agent.AgentVerticle;
 import io.heteroflow.agent.executor.DockerExecutor;
 import io.heteroflow.agent.executor.ProcessExecutor;
 import io.heteroflow.agent.executor.TaskExecutor;
+import io.heteroflow.agent.executor.TaskUsers;
 import io.heteroflow.agent.gpu.DetectionChain;
 import io.heteroflow.agent.gpu.LocalHostProbe;
 import io.heteroflow.agent.node.DetectingNodeSource;
@@ -147,7 +148,11 @@ public final class Main implements Runnable {
       ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
           ControlPlane.Options.defaults(port, token, config), registry);
       Path logs = postgres.taskLogs();
-      deployAgents(vertx, nodes, logs, false).await();
+      TaskUsers users = TaskUsers.of(TaskUsers.DEFAULT_RANGE, logs);
+      if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)
+        Files.setPosixFilePermissions(postgres.root(), java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+      }
+      deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES).await();
 
       Database db = postgres.database();
       System.out.println("HeteroFlow dev is up.");
@@ -236,6 +241,12 @@ public final class Main implements Runnable {
     String executor;
     @Option(names = "--log-dir", paramLabel = "DIR", description = "Task logs (default: a temporary directory).")
     String logDir;
+    @Option(names = "--task-uids", paramLabel = "FIRST-LAST", description = {"Tasks run as one unprivileged uid per"
+        + " tenant from this range (when the agent is root; default " + TaskUsers.DEFAULT_RANGE + ")."})
+    String taskUids = TaskUsers.DEFAULT_RANGE;
+    @Option(names = "--log-cap-mib", paramLabel = "MIB", description = "The most of one task's log kept: its newest"
+        + " bytes (default 64).")
+    long logCapMib = 64;
     @Option(names = "--public-ip", paramLabel = "ADDR", description = {"A public IP address of this host, reported for"
         + " ranks in other network domains; repeatable (or HETEROFLOW_PUBLIC_IPS, comma-separated; default none)."})
     List<String> publicIps = new ArrayList<>();
@@ -262,7 +273,10 @@ public final class Main implements Runnable {
       Path logs = logDir == null ? Files.createTempDirectory("heteroflow-agent-logs-") : Path.of(logDir);
       Vertx vertx = Cluster.join(cluster, true, null, Cli.orEnv(nodeId, "HETEROFLOW_NODE_ID", hostName()));
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
-      deployAgents(vertx, nodes, logs, executor.equals("docker")).await();
+      if (logCapMib < 1) {
+        throw new IllegalArgumentException("--log-cap-mib must be 1 or more, was " + logCapMib);
+      }
+      deployAgents(vertx, nodes, logs, executor.equals("docker"), TaskUsers.of(taskUids, logs), logCapMib << 20).await();
       System.out.println("HeteroFlow agent is up for " + nodes.stream().map(NodeSource::nodeId).toList()
           + " (" + executor + " executor, task logs in " + logs + ")");
       new CountDownLatch(1).await();
@@ -332,11 +346,16 @@ public final class Main implements Runnable {
     }
   }
 
-  static Future<?> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker) {
+  /** One agent per node; tasks run as {@code users} (one uid per tenant when root), logs capped at {@code logCap}. */
+  static Future<?> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker, TaskUsers users,
+                                long logCap) throws IOException {
+    if (users.switching()) { // task users pass through to their own directories below it, listing nothing
+      Files.setPosixFilePermissions(logDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
+    }
     List<Future<?>> deployments = new ArrayList<>();
     for (NodeSource node : nodes) {
       ProcessExecutor processes = new ProcessExecutor(vertx, logDir.resolve(node.nodeId()),
-          ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE);
+          ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE, users, logCap);
       TaskExecutor executor = docker ? new DockerExecutor(processes, "docker", (int) STOP_GRACE.toSeconds()) : processes;
       deployments.add(vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS)));
     }

@@ -13,7 +13,8 @@ import java.util.TreeMap;
  * Stop and timeout: {@code docker stop --time 10} (SIGTERM to the container, 10 s, SIGKILL; the container's
  * other processes end with its PID 1), and SIGTERM through the CLI's signal proxy, then SIGKILL to the CLI.
  * The container's environment is exactly the {@code --env NAME=VALUE} pairs (never {@code --env NAME}, which
- * would copy a host variable); the CLI itself gets only {@link #clientEnvironment}.
+ * would copy a host variable); the CLI itself gets only {@link #clientEnvironment}. With a task uid range the
+ * container runs as its tenant's uid and gid ({@code --user U:U}, {@link TaskUsers}), never as root.
  */
 public final class DockerExecutor implements TaskExecutor {
   private final ProcessExecutor processes;
@@ -42,6 +43,11 @@ public final class DockerExecutor implements TaskExecutor {
     }
     List<String> command = new ArrayList<>(List.of(docker, "run", "--rm", "--name", containerName(spec.taskId()),
         "--stop-timeout", String.valueOf(graceSecondsOf(spec)), "--network", "host"));
+    Integer uid = processes.containerUid(spec.tenant());
+    if (uid != null) {
+      command.add("--user");
+      command.add(uid + ":" + uid);
+    }
     command.addAll(DockerDevices.flags(spec.vendor(), spec.cards()));
     Map<String, String> env = new TreeMap<>(spec.env());
     if (spec.vendor() != null && env.containsKey(spec.vendor().visibilityVariable()) && !spec.cards().isEmpty()) {
@@ -94,8 +100,8 @@ public final class DockerExecutor implements TaskExecutor {
   }
 
   @Override
-  public String logs(String taskId, int maxBytes) {
-    return processes.logs(taskId, maxBytes);
+  public TaskLog.Chunk logs(String taskId, Long offset, int maxBytes, Long tailBytes) {
+    return processes.logs(taskId, offset, maxBytes, tailBytes);
   }
 
   @Override

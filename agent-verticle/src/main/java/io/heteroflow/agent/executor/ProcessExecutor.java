@@ -8,15 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,10 +26,16 @@ import java.util.logging.Logger;
  * {@code HOME} and {@code TMPDIR} under {@code <log dir>/work/<task>/} (removed when the task ends), then
  * the spec's variables. Stop: SIGTERM to the group, a grace period, then SIGKILL to the group. A task that
  * outlives its timeout is stopped the same way and fails; when the main process exits on its own, what it
- * left running in its group is stopped the same way before the task ends.
+ * left running in its group is stopped the same way before the task ends. With {@link TaskUsers} that switch, the
+ * task runs as its tenant's uid ({@code setpriv --reuid U --regid U --clear-groups}) in its own work directory
+ * {@code <log dir>/work/<task>/} and log directory {@code <log dir>/logs/<task>/}, both 0700 and owned by that uid;
+ * its output goes through the agent into a {@link TaskLog} bounded at {@code logCapBytes}.
  */
 public final class ProcessExecutor implements TaskExecutor {
   public static final int LOG_TAIL_BYTES = 64 * 1024;
+  /** {@code --log-cap-mib 64}: the most of one task's log an agent keeps (the newest bytes). */
+  public static final long DEFAULT_LOG_CAP_BYTES = 64L << 20;
+  private static final String SETPRIV = "/usr/bin/setpriv";
   private static final Logger LOG = Logger.getLogger(ProcessExecutor.class.getName());
 
   private final Vertx vertx;
@@ -51,6 +49,9 @@ public final class ProcessExecutor implements TaskExecutor {
     return thread;
   });
   private final Map<String, Running> running = new ConcurrentHashMap<>();
+  private final Map<String, TaskLog> writing = new ConcurrentHashMap<>();
+  private final TaskUsers users;
+  private final long logCapBytes;
 
   private static final class Running {
     volatile Process process;
@@ -71,7 +72,15 @@ public final class ProcessExecutor implements TaskExecutor {
     }
   }
 
+  /** Tasks run as the agent's user, with the default log cap. */
   public ProcessExecutor(Vertx vertx, Path logDir, int workerCount, Duration grace) {
+    this(vertx, logDir, workerCount, grace, TaskUsers.none(), DEFAULT_LOG_CAP_BYTES);
+  }
+
+  public ProcessExecutor(Vertx vertx, Path logDir, int workerCount, Duration grace, TaskUsers users,
+                         long logCapBytes) {
+    this.users = users;
+    this.logCapBytes = logCapBytes;
     this.vertx = vertx;
     this.logDir = logDir;
     this.grace = grace;
@@ -113,7 +122,7 @@ public final class ProcessExecutor implements TaskExecutor {
         report = run(spec, entry, base, work).withLastCheckpoint(Checkpoints.writtenAt(entry.checkpointFile));
       } finally {
         if (work != null) {
-          removeTree(work);
+          TaskDirectories.remove(work);
         }
       }
       running.remove(spec.taskId());
@@ -128,17 +137,26 @@ public final class ProcessExecutor implements TaskExecutor {
    * work directory, {@code HOME} and {@code TMPDIR} in it, then the spec's (HeteroFlow's and the task's).
    */
   private ExitReport run(RunSpec spec, Running entry, Map<String, String> base, Path work) {
-    Path log = logFile(spec.taskId());
     if (spec.command().isEmpty()) {
       return new ExitReport(TaskStatus.FAILED, null, "StartFailed",
           "the process executor needs a command (image " + spec.image() + " needs the docker executor)", "");
     }
+    Integer uid;
+    TaskLog log;
     try {
-      Files.createDirectories(logDir);
+      uid = work == null ? null : users.uidFor(spec.tenant());
+      log = TaskLog.create(TaskDirectories.owned(logDir, "logs", safe(spec.taskId()), uid), logCapBytes);
+    } catch (IOException e) {
+      return new ExitReport(TaskStatus.FAILED, null, "StartFailed", "cannot prepare its log: " + e.getMessage(), "");
+    }
+    writing.put(spec.taskId(), log);
+    Future<Void> pumped = null;
+    try {
       Map<String, String> env = new LinkedHashMap<>(base);
       if (work != null) {
-        env.put(TaskEnvironment.HOME, privateDirectory(work.resolve("home")).toString());
-        env.put(TaskEnvironment.TMPDIR, privateDirectory(work.resolve("tmp")).toString());
+        TaskDirectories.owned(logDir, "work", safe(spec.taskId()), uid);
+        env.put(TaskEnvironment.HOME, TaskDirectories.owned(work.resolve("home"), uid).toString());
+        env.put(TaskEnvironment.TMPDIR, TaskDirectories.owned(work.resolve("tmp"), uid).toString());
         if (spec.checkpoint() != null) {
           entry.checkpointFile = work.resolve("checkpoint");
           env.put(Checkpoints.FILE_VARIABLE, entry.checkpointFile.toString());
@@ -148,14 +166,24 @@ public final class ProcessExecutor implements TaskExecutor {
       String program = spec.command().get(0);
       Path executable = ProcessGroup.resolve(program, env.get("PATH"))
           .orElseThrow(() -> new IOException(program + ": no such executable"));
-      ProcessBuilder builder = new ProcessBuilder(ProcessGroup.leading(executable, spec.command()))
-          .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      List<String> line = new java.util.ArrayList<>();
+      if (uid != null) {
+        line.addAll(List.of(SETPRIV, "--reuid", uid.toString(), "--regid", uid.toString(), "--clear-groups", "--"));
+      }
+      line.addAll(ProcessGroup.leading(executable, spec.command()));
+      ProcessBuilder builder = new ProcessBuilder(line).redirectErrorStream(true);
+      if (work != null) {
+        builder.directory(work.toFile());
+      }
       builder.environment().clear();
       builder.environment().putAll(env);
       if (entry.stopRequested) {
         return new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "stopped before it started", "");
       }
       entry.process = builder.start();
+      Process started = entry.process;
+      pumped = Future.fromCompletionStage(
+          java.util.concurrent.CompletableFuture.runAsync(() -> log.pump(started.getInputStream()), control));
       if (entry.stopRequested) {
         // a stop arrived while the process was being started: stop() saw no process to signal
         control.execute(() -> terminate(entry));
@@ -164,25 +192,45 @@ public final class ProcessExecutor implements TaskExecutor {
       if (!finished) {
         terminate(entry);
         return new ExitReport(TaskStatus.FAILED, exitCode(entry.process), "TimedOut",
-            "timed out after " + spec.timeoutSeconds() + " s", tail(log, LOG_TAIL_BYTES));
+            "timed out after " + spec.timeoutSeconds() + " s", tail(log, pumped));
       }
       int exit = entry.process.exitValue();
       endRest(entry);
       if (entry.stopRequested) {
         return new ExitReport(TaskStatus.STOPPED, exit, "StoppedByUser", "stopped (exit code " + exit + ")",
-            tail(log, LOG_TAIL_BYTES));
+            tail(log, pumped));
       }
       return new ExitReport(exit == 0 ? TaskStatus.SUCCEEDED : TaskStatus.FAILED, exit, exit == 0 ? null : "ExitCode",
-          "exited with code " + exit, tail(log, LOG_TAIL_BYTES));
+          "exited with code " + exit, tail(log, pumped));
     } catch (IOException e) {
-      return new ExitReport(TaskStatus.FAILED, null, "StartFailed", "cannot start: " + e.getMessage(), tail(log, LOG_TAIL_BYTES));
+      return new ExitReport(TaskStatus.FAILED, null, "StartFailed", "cannot start: " + e.getMessage(), tail(log, pumped));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       if (entry.process != null) {
         ProcessGroup.kill(entry.process);
       }
-      return new ExitReport(TaskStatus.FAILED, null, "AgentShutdown", "the agent shut down", tail(log, LOG_TAIL_BYTES));
+      return new ExitReport(TaskStatus.FAILED, null, "AgentShutdown", "the agent shut down", tail(log, pumped));
+    } finally {
+      writing.remove(spec.taskId());
+      log.close();
     }
+  }
+
+  /**
+   * The last {@link #LOG_TAIL_BYTES} of the log, once the output pipe has ended (all of the task's group is gone);
+   * a descendant that left the group and holds the pipe gets 5 s, then its output is no longer recorded.
+   */
+  private static String tail(TaskLog log, Future<Void> pumped) {
+    if (pumped != null) {
+      try {
+        pumped.toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        // the tail so far
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return log.read(null, LOG_TAIL_BYTES, (long) LOG_TAIL_BYTES).text();
   }
 
   @Override
@@ -257,84 +305,29 @@ public final class ProcessExecutor implements TaskExecutor {
   }
 
   @Override
-  public String logs(String taskId, int maxBytes) {
-    return tail(logFile(taskId), maxBytes);
+  public TaskLog.Chunk logs(String taskId, Long offset, int maxBytes, Long tailBytes) {
+    TaskLog log = writing.get(taskId);
+    return log != null ? log.read(offset, maxBytes, tailBytes)
+        : TaskLog.read(logDir.resolve("logs").resolve(safe(taskId)), logCapBytes, offset, maxBytes, tailBytes);
   }
 
-  private Path logFile(String taskId) {
-    return logDir.resolve(safe(taskId) + ".log");
+  /** The uid a container of {@code tenant} runs as ({@code docker run --user}); null without a uid range. */
+  Integer containerUid(String tenant) {
+    try {
+      return users.mappedUid(tenant);
+    } catch (IOException e) {
+      LOG.warning("no task uid for tenant " + tenant + ": " + e.getMessage());
+      return null;
+    }
   }
 
   private static String safe(String taskId) {
     return taskId.replaceAll("[^A-Za-z0-9-]", "_");
   }
 
-  static String tail(Path file, int maxBytes) {
-    if (!Files.exists(file)) {
-      return "";
-    }
-    try (RandomAccessFile in = new RandomAccessFile(file.toFile(), "r")) {
-      long length = in.length();
-      long from = Math.max(0, length - maxBytes);
-      byte[] bytes = new byte[(int) (length - from)];
-      in.seek(from);
-      in.readFully(bytes);
-      return new String(bytes, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
-  }
-
   /** Where a task's HOME and TMPDIR live while it runs: {@code <log dir>/work/<task>/{home,tmp}}. */
   Path workDir(String taskId) {
     return logDir.resolve("work").resolve(safe(taskId));
-  }
-
-  private static Path privateDirectory(Path dir) throws IOException {
-    Files.createDirectories(dir);
-    try {
-      Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-    } catch (UnsupportedOperationException e) {
-      // not a POSIX file system: the directory keeps the default permissions
-    }
-    return dir;
-  }
-
-  /** Deletes a task's work directory; links are removed, never followed; what cannot be removed stays. */
-  private static void removeTree(Path root) {
-    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try {
-      Files.walkFileTree(root, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
-          dir.toFile().setReadable(true, true);
-          dir.toFile().setWritable(true, true);
-          dir.toFile().setExecutable(true, true);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
-          Files.deleteIfExists(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) {
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-          Files.deleteIfExists(dir);
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (IOException e) {
-      LOG.warning("could not remove all of " + root + ": " + e.getMessage());
-    }
   }
 
   @Override

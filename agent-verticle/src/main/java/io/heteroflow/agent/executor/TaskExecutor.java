@@ -16,8 +16,16 @@ public interface TaskExecutor {
   /** Asks a running task to stop (SIGTERM, grace, SIGKILL); false when this executor is not running it. */
   boolean stop(String taskId);
 
-  /** Up to the last {@code maxBytes} of the task's combined stdout and stderr; empty when unknown. */
-  String logs(String taskId, int maxBytes);
+  /**
+   * A range of the task's combined stdout and stderr (see {@link TaskLog#read}): up to {@code maxBytes} from
+   * {@code offset}, or the last {@code tailBytes}, or from the first byte kept; not found when unknown.
+   */
+  TaskLog.Chunk logs(String taskId, Long offset, int maxBytes, Long tailBytes);
+
+  /** Up to the last {@code maxBytes} of the task's log as text; empty when unknown. */
+  default String logs(String taskId, int maxBytes) {
+    return logs(taskId, null, maxBytes, (long) maxBytes).text();
+  }
 
   /** Stops every running task (as {@link #stop} does) and frees the worker threads. */
   void close();

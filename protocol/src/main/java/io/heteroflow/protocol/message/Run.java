@@ -13,11 +13,13 @@ import java.util.UUID;
  * {@code term} is the leader term that bound it (0 when unknown); {@code attempt} how many times the task was
  * preempted before this run (the agent echoes it in its Report, so a late report of an earlier run settles
  * nothing); {@code distributed} is set for a member of a task group (its rank and how it reaches rank 0), null
- * for a single task.
+ * for a single task; {@code tenant} is the task's tenant (the agent runs it as that tenant's user; null from a
+ * control plane that predates it: the agent uses the tenant "default").
  */
 public record Run(UUID taskId, long term, int attempt, String name, String image, List<String> command, Map<String, String> env,
                   List<Integer> gpuIndices, Shard shard, Integer hostPort, Integer masterPort, int timeoutSeconds,
-                  int terminationGraceSeconds, Checkpoint checkpoint, Distributed distributed) implements BusMessage {
+                  int terminationGraceSeconds, Checkpoint checkpoint, Distributed distributed, String tenant)
+    implements BusMessage {
   /** A run that names no time limit gets this one (two hours). */
   public static final int DEFAULT_TIMEOUT_SECONDS = 7200;
   /** A run that names no termination grace gets this one: SIGTERM, 10 s, SIGKILL. */
@@ -27,6 +29,14 @@ public record Run(UUID taskId, long term, int attempt, String name, String image
     command = List.copyOf(command);
     env = Map.copyOf(env);
     gpuIndices = List.copyOf(gpuIndices);
+  }
+
+  /** A run that names no tenant. */
+  public Run(UUID taskId, long term, int attempt, String name, String image, List<String> command, Map<String, String> env,
+             List<Integer> gpuIndices, Shard shard, Integer hostPort, Integer masterPort, int timeoutSeconds,
+             int terminationGraceSeconds, Checkpoint checkpoint, Distributed distributed) {
+    this(taskId, term, attempt, name, image, command, env, gpuIndices, shard, hostPort, masterPort, timeoutSeconds,
+        terminationGraceSeconds, checkpoint, distributed, null);
   }
 
   /**
@@ -98,13 +108,18 @@ public record Run(UUID taskId, long term, int attempt, String name, String image
 
   @Override
   public JsonObject toJson() {
-    return BusMessage.envelope().put("task_id", taskId.toString()).put("term", term).put("attempt", attempt)
+    return withTenant(BusMessage.envelope().put("task_id", taskId.toString()).put("term", term).put("attempt", attempt)
         .put("name", name)
         .put("image", image).put("command", new JsonArray(command)).put("env", new JsonObject(Map.copyOf(env)))
         .put("gpu_indices", new JsonArray(gpuIndices)).put("shard", Shard.toJson(shard)).put("host_port", hostPort)
         .put("master_port", masterPort).put("timeout_seconds", timeoutSeconds)
         .put("termination_grace_seconds", terminationGraceSeconds).put("checkpoint", Checkpoint.toJson(checkpoint))
-        .put("distributed", Distributed.toJson(distributed));
+        .put("distributed", Distributed.toJson(distributed)));
+  }
+
+  /** The wire form, as {@link #toJson()} with {@code tenant} only when there is one (older readers ignore it). */
+  private JsonObject withTenant(JsonObject json) {
+    return tenant == null ? json : json.put("tenant", tenant);
   }
 
   public static Run fromJson(JsonObject json) {
@@ -127,7 +142,8 @@ public record Run(UUID taskId, long term, int attempt, String name, String image
         run.optionalString("image"), run.strings("command"), run.stringMap("env"), run.integers("gpu_indices"),
         Shard.read(run.optionalObject("shard")), run.optionalInteger("host_port"), run.optionalInteger("master_port"),
         timeout == null ? DEFAULT_TIMEOUT_SECONDS : timeout, grace == null ? DEFAULT_TERMINATION_GRACE_SECONDS : grace,
-        Checkpoint.read(run.optionalObject("checkpoint")), Distributed.read(run.optionalObject("distributed")));
+        Checkpoint.read(run.optionalObject("checkpoint")), Distributed.read(run.optionalObject("distributed")),
+        run.optionalString("tenant"));
   }
 
   static List<Run> readAll(BusPayload payload, String field) {

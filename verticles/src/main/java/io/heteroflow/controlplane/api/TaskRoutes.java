@@ -9,11 +9,9 @@ import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.controlplane.cluster.TaskStops;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.message.Kick;
-import io.heteroflow.protocol.message.Logs;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -57,7 +55,8 @@ final class TaskRoutes {
     api.get("/tasks").putMetadata(RouteGuard.QUERY, List.of("status", "limit")).handler(Http.handle(this::list));
     api.get("/tasks/:id").handler(Http.handle(ctx -> visibleTask(ctx).map(task -> Reply.ok(TaskView.of(task)))));
     api.post("/tasks/:id/stop").handler(Http.handle(this::stop));
-    api.get("/tasks/:id/logs").handler(Http.handle(this::logs));
+    api.get("/tasks/:id/logs").putMetadata(RouteGuard.QUERY, List.of(TaskLogStream.OFFSET, TaskLogStream.TAIL_BYTES))
+        .handler(this::logs);
     api.get("/tasks/:id/events").handler(Http.handle(ctx -> visibleTask(ctx)
         .compose(task -> tasks.events(task.id())).map(Reply::ok)));
   }
@@ -146,19 +145,18 @@ final class TaskRoutes {
         });
   }
 
-  /** Logs: from the agent while it can answer, else the tail kept at the end of the task. */
-  private Future<Reply> logs(RoutingContext ctx) {
-    return visibleTask(ctx).compose(task -> {
-      Future<String> stored = tasks.logTail(task.id()).map(tail -> tail == null ? "" : tail);
-      if (task.nodeId() == null || task.status().isTerminal()) {
-        return stored.map(Reply::ok);
-      }
-      JsonObject request = new Logs(task.id(), Logs.DEFAULT_MAX_BYTES).toJson();
-      return vertx.eventBus().<JsonObject>request(BusAddresses.agentLogs(task.nodeId()), request,
-              new DeliveryOptions().setSendTimeout(LOGS_TIMEOUT_MS))
-          .map(reply -> Reply.ok(Logs.Answer.fromJson(reply.body()).text()))
-          .recover(unreachable -> stored.map(Reply::ok));
-    });
+  /** Logs: streamed from the agent while it has them ({@link TaskLogStream}), else the tail kept at the end of the task. */
+  private void logs(RoutingContext ctx) {
+    Future<Void> streamed;
+    try {
+      Long offset = TaskLogStream.nonNegative(ctx, TaskLogStream.OFFSET);
+      Long tailBytes = TaskLogStream.nonNegative(ctx, TaskLogStream.TAIL_BYTES);
+      streamed = visibleTask(ctx).compose(task -> new TaskLogStream(vertx, LOGS_TIMEOUT_MS).stream(ctx, task.nodeId(),
+          task.id(), offset, tailBytes, () -> tasks.logTail(task.id()).map(tail -> tail == null ? "" : tail)));
+    } catch (RuntimeException e) {
+      streamed = Future.failedFuture(e);
+    }
+    streamed.onFailure(ctx::fail);
   }
 
   private Future<TaskRecord> visibleTask(RoutingContext ctx) {

@@ -63,7 +63,7 @@ public record TaskRecord(UUID id, String tenant, String name, String type, TaskS
   public Run run(List<Integer> cards, Shard onShard, Integer hostPortBound, Integer masterPortBound, Long term,
                  Run.Distributed inGroup) {
     return new Run(id, term == null ? 0 : term, preemptCount, name, spec.getString("image"), command(), env(), cards, onShard,
-        hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds(), checkpoint(), inGroup);
+        hostPortBound, masterPortBound, timeoutSeconds(), terminationGraceSeconds(), checkpoint(), inGroup, tenant);
   }
 
   public List<String> command() {
