@@ -78,7 +78,7 @@ public record Logs(UUID taskId, Long offset, int maxBytes, Long tailBytes) imple
     public static Answer fromJson(JsonObject json) {
       BusPayload answer = BusMessage.versioned(json);
       String data = answer.optionalString("data");
-      String text = answer.optionalString("text");
+      String text = answer.optionalText("text");
       byte[] bytes = data != null ? Base64.getDecoder().decode(data)
           : (text == null ? "" : text).getBytes(StandardCharsets.UTF_8);
       Long offset = answer.optionalLong("offset");
