@@ -2,7 +2,6 @@ package io.heteroflow.controlplane.api;
 
 import static io.heteroflow.testsupport.ControlPlaneHarness.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,13 +33,14 @@ class EventBusClientTest {
   static final ControlPlaneHarness cp = new ControlPlaneHarness().agents(List.of(
       ControlPlaneHarness.node("nv-1", GpuVendor.NVIDIA, 2)));
   private static String alice;
+  private static String bob;
 
   @BeforeAll
   static void start() throws Exception {
     eventually(Duration.ofSeconds(30), "the agent registered",
         () -> cp.get("/api/v1/nodes").getInteger("count") == 1);
     alice = cp.json("POST", "/api/v1/tenants", ControlPlaneHarness.ADMIN, "{\"name\":\"alice\"}", 201).getString("token");
-    cp.json("POST", "/api/v1/tenants", ControlPlaneHarness.ADMIN, "{\"name\":\"bob\"}", 201);
+    bob = cp.json("POST", "/api/v1/tenants", ControlPlaneHarness.ADMIN, "{\"name\":\"bob\"}", 201).getString("token");
   }
 
   @Test
@@ -49,7 +49,7 @@ class EventBusClientTest {
     Process node = new ProcessBuilder("node", "client.js", "http://127.0.0.1:" + cp.running.httpPort(), alice,
         "alice", "bob").directory(CLIENT.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     Thread.sleep(1500); // the client is registered: bob's task now makes an event on bob's address
-    cp.json("POST", "/api/v1/tasks", ControlPlaneHarness.ADMIN, "{\"name\":\"default-task\",\"command\":[\"true\"],"
+    cp.json("POST", "/api/v1/tasks", bob, "{\"name\":\"bobs-task\",\"command\":[\"true\"],"
         + "\"gpu_required\":64}", 201);
     assertTrue(node.waitFor(90, TimeUnit.SECONDS), "the node client finished");
     String out = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
@@ -76,7 +76,10 @@ class EventBusClientTest {
     assertRefused(seen.getJsonObject("badToken"), out);
     assertRefused(seen.getJsonObject("noToken"), out);
     JsonArray errors = seen.getJsonArray("errors");
-    assertFalse(errors.isEmpty(), "registering for bob's events was refused: " + out);
+    assertTrue(errors.stream().map(JsonObject.class::cast).anyMatch(error -> "good".equals(error.getString("bus"))),
+        "registering for bob's events was refused: " + out);
+    assertTrue(errors.stream().map(JsonObject.class::cast).anyMatch(error -> "bad".equals(error.getString("bus"))),
+        "a bad token's frame was refused: " + out);
     assertEquals(1, cp.json("GET", "/api/v1/tasks", alice, null, 200).getInteger("count"),
         "only the valid submission made a task: " + out);
   }
