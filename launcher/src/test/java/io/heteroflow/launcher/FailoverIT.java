@@ -14,7 +14,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -42,13 +41,14 @@ class FailoverIT {
   private static Map<String, String> cluster;
   private static String dbUrl;
   private static Database db;
+  private static ItDatabase database;
   private static JarProcess agent;
 
   @BeforeAll
   static void start() throws Exception {
     db = TestPostgres.freshDatabase();
-    dbUrl = "postgresql://" + db.options().getUser() + ":" + db.options().getPassword() + "@" + db.options().getHost()
-        + ":" + db.options().getPort() + "/" + db.options().getDatabase();
+    database = new ItDatabase(db);
+    dbUrl = database.url();
     cluster = Map.of("HETEROFLOW_CLUSTER_NAME", "hf-failover-" + ProcessHandle.current().pid());
     JarProcess first = server();
     server();
@@ -296,22 +296,14 @@ class FailoverIT {
   }
 
   private static long count(String sql) {
-    try (Connection connection = connect(); ResultSet rows = connection.createStatement().executeQuery(sql)) {
-      rows.next();
-      return rows.getLong(1);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return database.count(sql);
   }
 
-  /** Pairs of bookings of one card whose [allocated, released) intervals overlap: must be none. */
   private static long overlappingBookings() {
-    return count("SELECT count(*) FROM allocations a JOIN allocations b ON a.node_id = b.node_id"
-        + " AND a.gpu_index = b.gpu_index AND a.id < b.id AND a.kind = 'whole' AND b.kind = 'whole'"
-        + " AND a.allocated_at < coalesce(b.released_at, 'infinity') AND b.allocated_at < coalesce(a.released_at, 'infinity')");
+    return database.overlappingBookings();
   }
 
   private static Connection connect() throws Exception {
-    return DriverManager.getConnection(db.jdbcUrl(), db.options().getUser(), db.options().getPassword());
+    return database.connect();
   }
 }

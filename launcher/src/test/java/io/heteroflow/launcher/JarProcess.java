@@ -32,9 +32,20 @@ final class JarProcess implements AutoCloseable {
   }
 
   static JarProcess start(Map<String, String> env, String... args) throws IOException {
+    return start(List.of(), env, args);
+  }
+
+  /** The jar run as another user ({@code setpriv}), so firewall rules can tell its packets by owner. */
+  static JarProcess startAs(int uid, Map<String, String> env, String... args) throws IOException {
+    return start(List.of("setpriv", "--reuid", String.valueOf(uid), "--regid", String.valueOf(uid), "--clear-groups"),
+        env, args);
+  }
+
+  private static JarProcess start(List<String> prefix, Map<String, String> env, String... args) throws IOException {
     Path output = Files.createTempFile("heteroflow-it-", ".log");
-    List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-        "-jar", Path.of("target", "heteroflow.jar").toString()));
+    List<String> command = new ArrayList<>(prefix);
+    command.addAll(List.of(ProcessHandle.current().info().command().orElse("java"), "-jar",
+        Path.of("target", "heteroflow.jar").toAbsolutePath().toString()));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
     builder.environment().put("HETEROFLOW_ADMIN_TOKEN", TOKEN);

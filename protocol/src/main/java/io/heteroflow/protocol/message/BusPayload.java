@@ -93,8 +93,22 @@ public final class BusPayload {
     return required(field, optionalString(field));
   }
 
+  /** A string without NUL characters (PostgreSQL text cannot hold one; a NUL is refused here, not at the insert). */
   public String optionalString(String field) {
-    return typed(field, String.class, "a string");
+    String value = typed(field, String.class, "a string");
+    if (value != null && value.indexOf('\0') >= 0) {
+      throw bad(field, "must not contain NUL characters");
+    }
+    return value;
+  }
+
+  /**
+   * Free text the sender does not control (a process's output): a NUL becomes U+FFFD, so the message that
+   * carries it is still stored, not refused for ever.
+   */
+  public String optionalText(String field) {
+    String value = typed(field, String.class, "a string");
+    return value == null ? null : value.replace('\0', '\uFFFD');
   }
 
   /** A required task id. */
@@ -124,15 +138,36 @@ public final class BusPayload {
     if (value != null && value.doubleValue() != Math.rint(value.doubleValue())) {
       throw bad(field, "an integer is required");
     }
+    if (value != null && !fitsInLong(value)) {
+      throw bad(field, "an integer of at most 64 bits is required, got " + value);
+    }
     return value == null ? null : value.longValue();
+  }
+
+  /** Whether {@code value} is a long as it stands: a BigInteger or double beyond 64 bits would wrap. */
+  private static boolean fitsInLong(Number value) {
+    if (value instanceof java.math.BigInteger big) {
+      return big.bitLength() <= 63;
+    }
+    if (value instanceof java.math.BigDecimal decimal) {
+      return decimal.toBigInteger().bitLength() <= 63;
+    }
+    if (value instanceof Double || value instanceof Float) {
+      return Math.abs(value.doubleValue()) < 0x1p63;
+    }
+    return true;
   }
 
   public long requiredLong(String field) {
     return required(field, optionalLong(field));
   }
 
+  /** A number of magnitude below 2^63: no reading HeteroFlow takes is larger, and beyond it a long would wrap. */
   public Double optionalNumber(String field) {
     Number value = typed(field, Number.class, "a number");
+    if (value != null && !(Math.abs(value.doubleValue()) < 0x1p63)) {
+      throw bad(field, "a number below 2^63 in magnitude is required, got " + value);
+    }
     return value == null ? null : value.doubleValue();
   }
 

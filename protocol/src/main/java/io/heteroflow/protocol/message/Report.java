@@ -49,7 +49,7 @@ public record Report(UUID taskId, String nodeId, TaskStatus outcome, Integer exi
       throw report.bad("last_checkpoint_at", "an ISO-8601 instant is required, got " + checkpointed);
     }
     return new Report(taskId, nodeId, outcome, report.optionalInteger("exit_code"),
-        report.optionalString("reason_code"), report.optionalString("message"), report.optionalString("log_tail"),
+        report.optionalString("reason_code"), report.optionalText("message"), report.optionalText("log_tail"),
         lastCheckpointAt, report.optionalInteger("attempt"));
   }
 

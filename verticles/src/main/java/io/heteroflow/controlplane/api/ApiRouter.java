@@ -85,6 +85,9 @@ public final class ApiRouter {
     new ClusterRoutes(stores.leaders(), stores.nodes(), leadership).mount(api);
     api.route().failureHandler(Http::failure);
     router.route("/api/v1/*").subRouter(api);
+    // below /api/ only the API answers, in JSON: never a static file or the HTML 404 of a missing one
+    router.route("/api/*").handler(ctx -> ctx.fail(new ApiError(404, "not_found", null, "no such route: "
+        + ctx.request().method() + " " + ctx.request().path())));
 
     router.route(EventBusBridge.PATH + "/*").subRouter(new EventBusBridge(vertx, tokens).router());
     router.route("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false));

@@ -58,6 +58,11 @@ final class RouteGuard {
       Http.sendError(ctx, new ApiError(400, "invalid_path", null, "the path is not valid percent-encoding"));
       return;
     }
+    if (!api && hasDotSegment(path)) {
+      // Vert.x would route the path with the dot segments removed: another route than the one the client named
+      Http.sendError(ctx, new ApiError(400, "invalid_path", null, "the path must not contain '.' or '..' segments"));
+      return;
+    }
     String[] segments = segments(path);
     Set<HttpMethod> allowed = new HashSet<>();
     Route chosen = null;
@@ -187,6 +192,17 @@ final class RouteGuard {
     List<String> known = ORDER.stream().map(HttpMethod::name).filter(all::contains).toList();
     all.removeAll(known);
     return Stream.concat(known.stream(), all.stream()).collect(Collectors.joining(", "));
+  }
+
+  /** A segment that is "." or "..", also percent-encoded ({@code %2E%2E}). */
+  private static boolean hasDotSegment(String raw) {
+    for (String segment : raw.split("/", -1)) {
+      String decoded = segment.replace("%2E", ".").replace("%2e", ".");
+      if (decoded.equals(".") || decoded.equals("..")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every {@code %} is followed by two hex digits. */

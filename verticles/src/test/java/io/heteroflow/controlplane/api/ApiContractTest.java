@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.testsupport.ControlPlaneHarness;
+import io.heteroflow.testsupport.RouterRoutes;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.Route;
-import io.vertx.ext.web.Router;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -46,8 +45,7 @@ class ApiContractTest {
     assertEquals(200, document.statusCode());
     Map<String, Map<String, Object>> paths = (Map<String, Map<String, Object>>)
         ((Map<String, Object>) new Yaml().load(document.body())).get("paths");
-    List<String> routes = new ArrayList<>();
-    collect(cp.running.api().router(), "", routes);
+    List<String> routes = routes(cp);
     assertTrue(routes.size() >= 16, "found the routes: " + routes);
     for (String route : routes) {
       String[] methodAndPath = route.split(" ", 2);
@@ -60,28 +58,7 @@ class ApiContractTest {
 
   /** "METHOD /path/{param}" for every route the running API registers. */
   static List<String> routes(ControlPlaneHarness cp) {
-    List<String> routes = new ArrayList<>();
-    collect(cp.running.api().router(), "", routes);
-    return routes;
-  }
-
-  /** "METHOD /path/{param}" for every route with a method, descending into sub-routers. */
-  private static void collect(Router router, String prefix, List<String> into) {
-    for (Route route : router.getRoutes()) {
-      String path = route.getPath();
-      if (path == null) {
-        continue;
-      }
-      String full = (prefix + path).replaceAll(":([A-Za-z]+)", "{$1}");
-      if (route.getSubRouter() != null && (prefix + path).startsWith(EventBusBridge.PATH + "/")) {
-        continue; // the SockJS bridge speaks the SockJS protocol, not REST (README "Event-bus clients")
-      }
-      if (route.getSubRouter() != null) {
-        collect(route.getSubRouter(), prefix + path.replaceAll("/$", ""), into);
-      } else if (route.methods() != null) {
-        route.methods().forEach(method -> into.add(method.name() + " " + full));
-      }
-    }
+    return RouterRoutes.of(cp.running.api().router());
   }
 
   @Test
