@@ -45,4 +45,16 @@ public final class BusAddresses {
   public static String agentLogs(String nodeId) {
     return AGENT_PREFIX + nodeId + ".logs";
   }
+
+  /** Event-bus clients (SockJS bridge, {@code /eventbus}): submit a task; body = the REST body. Local consumer only. */
+  public static final String API_TASKS_SUBMIT = "heteroflow.api.tasks.submit";
+  /** Event-bus clients: stop a task; body {@code {"id": "<task id>"}}. Local consumer only. */
+  public static final String API_TASKS_STOP = "heteroflow.api.tasks.stop";
+  /** Every tenant's task status changes (admin clients of the bridge); published locally on each control plane. */
+  public static final String ADMIN_TASK_EVENTS = "heteroflow.admin.task-events";
+
+  /** One tenant's task status changes, published locally on each control plane. */
+  public static String tenantTaskEvents(String tenant) {
+    return "heteroflow.tenant." + tenant + ".task-events";
+  }
 }

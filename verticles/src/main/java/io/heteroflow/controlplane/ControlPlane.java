@@ -147,6 +147,9 @@ public final class ControlPlane {
                     stores.plugins(),
                     plugins, pipeline, leadership, metrics, Clock.systemUTC())),
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
+                vertx.deployVerticle(new io.heteroflow.controlplane.api.TaskEventRelay(
+                    new io.heteroflow.controlplane.store.TaskEventFeed(stores.pool()), 250, 2000,
+                    java.time.Clock.systemUTC())),
                 vertx.deployVerticle(new GroupLifecycleVerticle(stores.groups(), stores.tasks(), leadership, metrics,
                     GroupLifecycleVerticle.PERIOD_MS)),
                 vertx.deployVerticle(new ClusterGauges(stores.nodes(), stores.tasks(), stores.leaders(), stores.queues(),

@@ -22,6 +22,9 @@ public final class RouterRoutes {
         continue;
       }
       String full = (prefix + path).replaceAll(":([A-Za-z]+)", "{$1}");
+      if (route.getSubRouter() != null && (prefix + path).startsWith("/eventbus/")) {
+        continue; // the SockJS bridge speaks the SockJS protocol, not REST (README "Event-bus clients")
+      }
       if (route.getSubRouter() != null) {
         collect(route.getSubRouter(), prefix + path.replaceAll("/$", ""), into);
       } else if (route.methods() != null) {

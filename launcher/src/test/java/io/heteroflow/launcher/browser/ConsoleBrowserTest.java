@@ -88,6 +88,20 @@ class ConsoleBrowserTest {
   }
 
   @Test
+  void aTaskStatusChangeArrivesLiveOverTheEventBusBridge() throws Exception {
+    openView("queue");
+    waitUntil("the console is connected to the bridge",
+        () -> browser.driver.findElement(By.id("live-state")).getText().equals("live updates"));
+    String id = cp.json("POST", "/api/v1/tasks", ADMIN, "{\"name\":\"live-one\",\"command\":[\"sleep\",\"1\"],"
+        + "\"gpu_required\":1,\"gpu_type\":\"nvidia\"}", 201).getString("id");
+    for (String status : List.of("pending", "scheduled", "running", "succeeded")) {
+      waitFor(By.cssSelector("#task-events li[data-task='" + id + "'][data-status='" + status + "']"));
+    }
+    assertTrue(waitFor(By.cssSelector("#task-events li[data-task='" + id + "'][data-status='succeeded']")).getText()
+        .startsWith("live-one: running → succeeded"));
+  }
+
+  @Test
   void switchingBinpackOnInThePageSwitchesSpreadOffForTheScheduler() {
     openView("plugins");
     waitFor(By.cssSelector("tr[data-plugin='binpack'] button[data-action='enable']")).click();

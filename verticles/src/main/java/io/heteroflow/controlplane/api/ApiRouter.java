@@ -17,7 +17,6 @@ import io.vertx.ext.web.handler.StaticHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
  * The control plane's router: the REST API ({@code /api/v1}, Bearer tokens), {@code /health/live},
@@ -66,11 +65,15 @@ public final class ApiRouter {
     api.route().handler(Http::jsonBodiesOnly);
     api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
     TenantStore tenants = stores.tenants();
-    api.route().handler(ctx -> authenticate(ctx, tenants));
+    Tokens tokens = new Tokens(adminToken, tenants);
+    api.route().handler(ctx -> authenticate(ctx, tokens));
     new ExplainRoutes(vertx, stores.nodes(), stores.preemptions(), stores.plugins(), stores.queues(), stores.plans(),
         registry, config, java.time.Clock.systemUTC()).mount(api);
     TaskStops stops = new TaskStops(vertx, stores.tasks());
-    new TaskRoutes(vertx, stores.tasks(), stores.queues(), stops, config.defaultTaskTimeout(), metrics).mount(api);
+    TaskCommands commands = new TaskCommands(vertx, stores.tasks(), stores.queues(), stops, config.defaultTaskTimeout(),
+        metrics);
+    new TaskRoutes(vertx, stores.tasks(), commands).mount(api);
+    TaskCommandConsumers.register(vertx, commands);
     ServiceRoutes services = new ServiceRoutes(vertx, stores.services(), stores.queues(),
         stops, clock);
     new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics, stores.services(),
@@ -86,30 +89,18 @@ public final class ApiRouter {
     router.route("/api/*").handler(ctx -> ctx.fail(new ApiError(404, "not_found", null, "no such route: "
         + ctx.request().method() + " " + ctx.request().path())));
 
+    router.route(EventBusBridge.PATH + "/*").subRouter(new EventBusBridge(vertx, tokens).router());
     router.route("/*").handler(StaticHandler.create("webroot").setCachingEnabled(false));
     router.route().failureHandler(Http::failure);
     return router;
   }
 
-  private void authenticate(RoutingContext ctx, TenantStore tenants) {
-    String header = ctx.request().getHeader("Authorization");
-    if (header == null || !header.startsWith("Bearer ") || header.length() <= 7) {
-      ctx.fail(new ApiError(401, "unauthorized", null, "missing 'Authorization: Bearer <token>' header"));
-      return;
-    }
-    String token = header.substring(7).trim();
-    if (MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
-      ctx.put(Http.PRINCIPAL, Principal.ofAdmin());
-      ctx.next();
-      return;
-    }
-    tenants.tenantOfToken(TaskRoutes.sha256(token)).onComplete(result -> {
+  private static void authenticate(RoutingContext ctx, Tokens tokens) {
+    tokens.ofAuthorization(ctx.request().getHeader("Authorization")).onComplete(result -> {
       if (result.failed()) {
         ctx.fail(result.cause());
-      } else if (result.result().isEmpty()) {
-        ctx.fail(new ApiError(401, "unauthorized", null, "unknown token"));
       } else {
-        ctx.put(Http.PRINCIPAL, Principal.ofTenant(result.result().get().name(), result.result().get().active()));
+        ctx.put(Http.PRINCIPAL, result.result());
         ctx.next();
       }
     });

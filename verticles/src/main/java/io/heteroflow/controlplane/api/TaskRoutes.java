@@ -1,14 +1,9 @@
 package io.heteroflow.controlplane.api;
 
-import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.api.Http.Reply;
 import io.heteroflow.controlplane.store.TaskRecord;
-import io.heteroflow.controlplane.store.TaskSpec;
-import io.heteroflow.controlplane.store.QueueStore;
 import io.heteroflow.controlplane.store.TaskStore;
-import io.heteroflow.controlplane.cluster.TaskStops;
 import io.heteroflow.protocol.BusAddresses;
-import io.heteroflow.protocol.message.Kick;
 import io.heteroflow.protocol.TaskStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -24,30 +19,21 @@ import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
-import java.util.UUID;
 import java.util.stream.Collectors;
 
 /** {@code /api/v1/tasks}: submit, read, list, stop, logs, events. A tenant sees only its own tasks (404 otherwise). */
 final class TaskRoutes {
-  private static final int MAX_IDEMPOTENCY_KEY = 128;
   private static final long LOGS_TIMEOUT_MS = 3000;
   /** The reason of a stop asked for here (replaces a pending task's last reason, e.g. InsufficientResources). */
-  static final String STOPPED_BY_USER = "StoppedByUser";
+  static final String STOPPED_BY_USER = TaskCommands.STOPPED_BY_USER;
   private final Vertx vertx;
   private final TaskStore tasks;
-  private final QueueStore queues;
-  private final TaskStops stops;
-  private final int defaultTimeoutSeconds;
-  private final ControlPlaneMetrics metrics;
+  private final TaskCommands commands;
 
-  TaskRoutes(Vertx vertx, TaskStore tasks, QueueStore queues, TaskStops stops, int defaultTimeoutSeconds,
-             ControlPlaneMetrics metrics) {
+  TaskRoutes(Vertx vertx, TaskStore tasks, TaskCommands commands) {
     this.vertx = vertx;
     this.tasks = tasks;
-    this.queues = queues;
-    this.stops = stops;
-    this.defaultTimeoutSeconds = defaultTimeoutSeconds;
-    this.metrics = metrics;
+    this.commands = commands;
   }
 
   void mount(Router api) {
@@ -62,27 +48,7 @@ final class TaskRoutes {
   }
 
   private Future<Reply> create(RoutingContext ctx) {
-    TaskSpec spec = TaskSpecDecoder.decode(ctx.body().buffer(), defaultTimeoutSeconds);
-    String key = ctx.request().getHeader("Idempotency-Key");
-    if (key != null && (key.isBlank() || key.length() > MAX_IDEMPOTENCY_KEY)) {
-      throw ApiError.badField("Idempotency-Key", "must be 1–" + MAX_IDEMPOTENCY_KEY + " characters");
-    }
-    Principal principal = Http.principal(ctx);
-    principal.mayStartWork("a new task");
-    return queues.list().map(tree -> spec.inQueue(QueueResolver.resolve(tree, principal,
-            spec.queue(), spec.gpuRequired())))
-        .compose(queued -> tasks.create(principal.tenant(), queued, key, sha256(ctx.body().buffer().getBytes())))
-        .map(created -> {
-      if (created.keyReusedWithOtherBody()) {
-        throw new ApiError(422, "idempotency_key_reused", "Idempotency-Key",
-            "Idempotency-Key was already used for a different request body");
-      }
-      if (created.created()) {
-        metrics.taskCreated();
-        vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.task(created.task().id()).toJson());
-      }
-      return new Reply(created.created() ? 201 : 200, TaskView.of(created.task()));
-    });
+    return commands.submit(Http.principal(ctx), ctx.body().buffer(), ctx.request().getHeader("Idempotency-Key"));
   }
 
   private Future<Reply> list(RoutingContext ctx) {
@@ -113,36 +79,8 @@ final class TaskRoutes {
         + " (several: status=pending,running)");
   }
 
-  /** Stop (SPEC §7): pending → stopped at once; placed → stopping, and the agent is told (SIGTERM, grace, SIGKILL). */
   private Future<Reply> stop(RoutingContext ctx) {
-    return visibleTask(ctx).compose(task -> stop(task, 3));
-  }
-
-  private Future<Reply> stop(TaskRecord task, int attemptsLeft) {
-    TaskStatus from = task.status();
-    if (task.groupId() != null && !from.isTerminal()) {
-      throw new ApiError(409, "group_member", null, "task " + task.id() + " is rank " + task.groupRank() + " of group "
-          + task.groupId() + ": a group stops as a whole (POST /api/v1/groups/" + task.groupId() + "/stop)")
-          .withCurrentStatus(from.wire());
-    }
-    if (from == TaskStatus.STOPPING) {
-      return Future.succeededFuture(new Reply(202, TaskView.of(task)));
-    }
-    if (from.isTerminal()) {
-      throw new ApiError(409, "illegal_transition", null, "task is already " + from.wire() + "; it cannot be stopped")
-          .withCurrentStatus(from.wire());
-    }
-    return stops.stop(task.id(), from, task.nodeId(), new TaskStore.Details(null, null, STOPPED_BY_USER,
-            "stopped by user"))
-        .compose(won -> {
-          if (!won) {
-            if (attemptsLeft == 0) {
-              throw ApiError.conflict("the task kept changing state; retry");
-            }
-            return reload(task.id()).compose(fresh -> stop(fresh, attemptsLeft - 1));
-          }
-          return reload(task.id()).map(fresh -> new Reply(202, TaskView.of(fresh)));
-        });
+    return commands.stop(Http.principal(ctx), Http.idParam(ctx, "task"));
   }
 
   /** Logs: streamed from the agent while it has them ({@link TaskLogStream}), else the tail kept at the end of the task. */
@@ -160,14 +98,7 @@ final class TaskRoutes {
   }
 
   private Future<TaskRecord> visibleTask(RoutingContext ctx) {
-    UUID id = Http.idParam(ctx, "task");
-    Principal principal = Http.principal(ctx);
-    return tasks.get(id).map(found -> found.filter(task -> principal.sees(task.tenant()))
-        .orElseThrow(() -> ApiError.notFound("task " + id)));
-  }
-
-  private Future<TaskRecord> reload(UUID id) {
-    return tasks.get(id).map(found -> found.orElseThrow(() -> ApiError.notFound("task " + id)));
+    return commands.visibleTask(Http.principal(ctx), Http.idParam(ctx, "task"));
   }
 
   static String sha256(byte[] bytes) {
