@@ -17,7 +17,6 @@ import io.vertx.ext.web.handler.StaticHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
 /**
  * The control plane's router: the REST API ({@code /api/v1}, Bearer tokens), {@code /health/live},
@@ -66,7 +65,10 @@ public final class ApiRouter {
     api.route().handler(Http::jsonBodiesOnly);
     api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
     TenantStore tenants = stores.tenants();
-    api.route().handler(ctx -> authenticate(ctx, tenants));
+    byte[] adminDigest = ApiTokens.digest(adminToken);
+    RateLimiter limiter = new RateLimiter(config.api().rateLimits(), clock);
+    api.route().handler(ctx -> authenticate(ctx, tenants, adminDigest, limiter));
+    AuditTrail trail = new AuditTrail(clock, stores.audit());
     new ExplainRoutes(vertx, stores.nodes(), stores.preemptions(), stores.plugins(), stores.queues(), stores.plans(),
         registry, config, java.time.Clock.systemUTC()).mount(api);
     TaskStops stops = new TaskStops(vertx, stores.tasks());
@@ -75,9 +77,10 @@ public final class ApiRouter {
         stops, clock);
     new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics, stores.services(),
         services).mount(api);
-    new QueueRoutes(stores.queues()).mount(api);
-    new NodeRoutes(stores.nodes(), stores.tasks(), stops).mount(api);
-    new AdminRoutes(tenants).mount(api);
+    new QueueRoutes(stores.queues(), trail).mount(api);
+    new NodeRoutes(stores.nodes(), stores.tasks(), stops, trail).mount(api);
+    new AdminRoutes(tenants, trail).mount(api);
+    new TokenRoutes(stores.tokens(), stores.audit(), trail).mount(api);
     new PluginRoutes(vertx, stores.plugins(), registry).mount(api);
     new ClusterRoutes(stores.leaders(), stores.nodes(), leadership).mount(api);
     api.route().failureHandler(Http::failure);
@@ -91,28 +94,54 @@ public final class ApiRouter {
     return router;
   }
 
-  private void authenticate(RoutingContext ctx, TenantStore tenants) {
+  /**
+   * The one authentication path: the admin token by digest in constant time, a tenant token by its SHA-256 among
+   * the live ones (indexed), then the token's rate limit. Tokens are never logged nor kept beyond this request.
+   */
+  private void authenticate(RoutingContext ctx, TenantStore tenants, byte[] adminDigest, RateLimiter limiter) {
     String header = ctx.request().getHeader("Authorization");
     if (header == null || !header.startsWith("Bearer ") || header.length() <= 7) {
       ctx.fail(new ApiError(401, "unauthorized", null, "missing 'Authorization: Bearer <token>' header"));
       return;
     }
-    String token = header.substring(7).trim();
-    if (MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
+    byte[] digest = ApiTokens.digest(header.substring(7).trim());
+    String key = ApiTokens.sha256(digest);
+    if (ApiTokens.sameToken(digest, adminDigest)) {
       ctx.put(Http.PRINCIPAL, Principal.ofAdmin());
-      ctx.next();
+      if (limiter.limits().adminExempt() || withinLimit(ctx, limiter, key)) {
+        ctx.next();
+      }
       return;
     }
-    tenants.tenantOfToken(TaskRoutes.sha256(token)).onComplete(result -> {
+    tenants.tenantOfToken(key).onComplete(result -> {
       if (result.failed()) {
         ctx.fail(result.cause());
       } else if (result.result().isEmpty()) {
-        ctx.fail(new ApiError(401, "unauthorized", null, "unknown token"));
+        ctx.fail(new ApiError(401, "unauthorized", null, "unknown or revoked token"));
       } else {
         ctx.put(Http.PRINCIPAL, Principal.ofTenant(result.result().get().name(), result.result().get().active()));
-        ctx.next();
+        if (withinLimit(ctx, limiter, key)) {
+          ctx.next();
+        }
       }
     });
+  }
+
+  /** Whether the token may make this request now; otherwise answers 429 with Retry-After (whole seconds). */
+  private static boolean withinLimit(RoutingContext ctx, RateLimiter limiter, String key) {
+    if (!limiter.limits().enabled()) {
+      return true;
+    }
+    java.util.OptionalLong wait = limiter.acquire(key);
+    if (wait.isEmpty()) {
+      return true;
+    }
+    ctx.response().putHeader("Retry-After", String.valueOf(wait.getAsLong()));
+    double rate = limiter.limits().requestsPerSecond();
+    ctx.fail(new ApiError(429, "rate_limited", "api.rate_limits", "rate limit of this token exceeded: "
+        + (rate == Math.rint(rate) ? String.valueOf((long) rate) : String.valueOf(rate)) + " requests per second, burst "
+        + limiter.limits().burst() + " (api.rate_limits); retry after " + wait.getAsLong() + " s"));
+    return false;
   }
 
   static String readResource(String name) {
