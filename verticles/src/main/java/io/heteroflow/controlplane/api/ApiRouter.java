@@ -81,7 +81,7 @@ public final class ApiRouter {
     new NodeRoutes(stores.nodes(), stores.tasks(), stops, trail).mount(api);
     new AdminRoutes(tenants, trail).mount(api);
     new TokenRoutes(stores.tokens(), stores.audit(), trail).mount(api);
-    new PluginRoutes(vertx, stores.plugins(), registry).mount(api);
+    new PluginRoutes(vertx, stores.plugins(), registry, trail).mount(api);
     new ClusterRoutes(stores.leaders(), stores.nodes(), leadership).mount(api);
     api.route().failureHandler(Http::failure);
     router.route("/api/v1/*").subRouter(api);

@@ -116,6 +116,7 @@ class ApiHardeningTest {
     admin("PUT", "/api/v1/tenants/audited", "{\"active\":false}", 200);
     assertEquals(404, cp.call("POST", "/api/v1/nodes/no-such-node/cordon", ControlPlaneHarness.ADMIN, null)
         .statusCode());
+    admin("PUT", "/api/v1/plugins/frag", "{\"weight\":2}", 200);
 
     String ledger = admin("GET", "/api/v1/audit?limit=1000", null, 200);
     JsonArray events = new JsonObject(ledger).getJsonArray("events");
@@ -126,6 +127,8 @@ class ApiHardeningTest {
     assertEquals(new JsonObject(rotated.body()).getString("id"), rotation.getJsonObject("detail").getString("token_id"));
     assertEquals(false, find(events, "tenant.update", "tenant/audited").getJsonObject("detail").getBoolean("active"));
     assertNull(find(events, "tenant.create", "tenant/audited").getString("request_id"));
+    assertEquals(200, find(events, "plugin.configure", "plugin/frag").getJsonObject("detail").getInteger("status"),
+        "a multi-step action is audited once it succeeded");
     assertTrue(events.stream().noneMatch(e -> ((JsonObject) e).getString("target").equals("node/no-such-node")),
         "a refused action is not audited");
     assertFalse(ledger.contains(token) || ledger.contains(new JsonObject(rotated.body()).getString("token")),
