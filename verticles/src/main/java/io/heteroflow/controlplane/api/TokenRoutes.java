@@ -46,14 +46,12 @@ final class TokenRoutes {
     }).orElseThrow(() -> ApiError.notFound("tenant " + StrictJson.printable(tenant))));
   }
 
-  /** {@code POST /tenants/{name}/tokens [{"revoke_previous": bool}]}: 201 with the new token, shown only here. */
+  /** {@code POST /tenants/{name}/tokens {"revoke_previous": bool}} ({@code {}}: false): 201 with the new token, shown only here. */
   private Future<Reply> rotate(RoutingContext ctx) {
     Http.requireAdmin(ctx);
-    boolean revokePrevious = false;
-    if (ctx.body().buffer() != null && ctx.body().buffer().length() > 0) {
-      StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("revoke_previous"));
-      revokePrevious = json.bool("revoke_previous", false);
-    }
+    // a JSON object is required (`{}` for the defaults), as on every route with a body: an empty one is refused
+    boolean revokePrevious = StrictJson.parse(ctx.body().buffer(), Set.of("revoke_previous"))
+        .bool("revoke_previous", false);
     String tenant = ctx.pathParam("name");
     String token = ApiTokens.issue();
     String prefix = ApiTokens.prefix(token);

@@ -49,7 +49,7 @@ class ApiHardeningTest {
   @Test
   void rotateListAndRevokeTokensWithoutEverShowingASecret() throws Exception {
     String first = tenant("rotating");
-    JsonObject rotated = new JsonObject(admin("POST", "/api/v1/tenants/rotating/tokens", null, 201));
+    JsonObject rotated = new JsonObject(admin("POST", "/api/v1/tenants/rotating/tokens", "{}", 201));
     String second = rotated.getString("token");
     assertTrue(second.startsWith("hft_") && !second.equals(first));
     assertEquals(second.substring(0, 8), rotated.getString("prefix"));
@@ -86,7 +86,7 @@ class ApiHardeningTest {
     tenant("known");
     String missing = cp.call("GET", "/api/v1/tenants/nobody/tokens", ControlPlaneHarness.ADMIN, null).body();
     assertTrue(missing.contains("tenant nobody not found"), missing);
-    assertEquals(404, cp.call("POST", "/api/v1/tenants/nobody/tokens", ControlPlaneHarness.ADMIN, null).statusCode());
+    assertEquals(404, cp.call("POST", "/api/v1/tenants/nobody/tokens", ControlPlaneHarness.ADMIN, "{}").statusCode());
     String id = "6f1c1b54-0000-4000-8000-000000000000";
     HttpResponse<String> token = cp.call("DELETE", "/api/v1/tenants/known/tokens/" + id, ControlPlaneHarness.ADMIN, null);
     assertEquals(404, token.statusCode());
@@ -99,7 +99,7 @@ class ApiHardeningTest {
   void tenantTokensAreRefusedOnTokenAndAuditRoutes() throws Exception {
     String token = tenant("curious");
     assertEquals(403, cp.call("GET", "/api/v1/tenants/curious/tokens", token, null).statusCode());
-    assertEquals(403, cp.call("POST", "/api/v1/tenants/curious/tokens", token, null).statusCode());
+    assertEquals(403, cp.call("POST", "/api/v1/tenants/curious/tokens", token, "{}").statusCode());
     assertEquals(403, cp.call("GET", "/api/v1/audit", token, null).statusCode());
     String listing = admin("GET", "/api/v1/tenants/curious/tokens", null, 200);
     assertEquals(1, new JsonObject(listing).getJsonArray("tokens").size(), "the refused rotation wrote nothing");
@@ -111,7 +111,7 @@ class ApiHardeningTest {
     HttpResponse<String> rotated = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest
         .newBuilder(java.net.URI.create("http://127.0.0.1:" + cp.running.httpPort() + "/api/v1/tenants/audited/tokens"))
         .header("Authorization", "Bearer " + ControlPlaneHarness.ADMIN).header("X-Request-Id", "req-42")
-        .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(201, rotated.statusCode());
     admin("PUT", "/api/v1/tenants/audited", "{\"active\":false}", 200);
     assertEquals(404, cp.call("POST", "/api/v1/nodes/no-such-node/cordon", ControlPlaneHarness.ADMIN, null)
