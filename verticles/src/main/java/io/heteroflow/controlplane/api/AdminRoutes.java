@@ -7,8 +7,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.security.SecureRandom;
-import java.util.Base64;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -16,11 +14,12 @@ import java.util.regex.Pattern;
 /** Tenants and share groups. */
 final class AdminRoutes {
   private static final Pattern TENANT = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
-  private static final SecureRandom RANDOM = new SecureRandom();
   private final TenantStore tenants;
+  private final AuditTrail trail;
 
-  AdminRoutes(TenantStore tenants) {
+  AdminRoutes(TenantStore tenants, AuditTrail trail) {
     this.tenants = tenants;
+    this.trail = trail;
   }
 
   void mount(Router api) {
@@ -37,7 +36,7 @@ final class AdminRoutes {
       throw ApiError.badField("active", "is required: true or false");
     }
     String name = ctx.pathParam("name");
-    return tenants.setActive(name, active).map(updated -> updated
+    return tenants.setActive(name, active, trail.entry(ctx, "tenant.update", "tenant/" + name)).map(updated -> updated
         .map(tenant -> Reply.ok(new JsonObject().put("name", tenant.name()).put("active", tenant.active())))
         .orElseThrow(() -> ApiError.notFound("tenant " + StrictJson.printable(name))));
   }
@@ -46,8 +45,9 @@ final class AdminRoutes {
     Http.requireAdmin(ctx);
     StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("name"));
     String name = json.requiredString("name", 63, TENANT);
-    String token = "hft_" + Base64.getUrlEncoder().withoutPadding().encodeToString(randomBytes());
-    return tenants.create(name, TaskRoutes.sha256(token)).map(created -> {
+    String token = ApiTokens.issue();
+    return tenants.create(name, ApiTokens.sha256(ApiTokens.digest(token)), ApiTokens.prefix(token),
+        trail.entry(ctx, "tenant.create", "tenant/" + name)).map(created -> {
       if (!created) {
         throw new ApiError(409, "conflict", "name", "tenant '" + name + "' already exists");
       }
@@ -63,7 +63,8 @@ final class AdminRoutes {
     if (!json.has("tenants")) {
       throw ApiError.badField("tenants", "is required");
     }
-    return this.tenants.createShareGroup(name, tenants).map(result -> {
+    return this.tenants.createShareGroup(name, tenants, trail.entry(ctx, "share_group.create", "share_group/" + name))
+        .map(result -> {
       if (!result.unknownTenants().isEmpty()) {
         throw ApiError.badField("tenants", "unknown tenants " + result.unknownTenants());
       }
@@ -72,11 +73,5 @@ final class AdminRoutes {
       }
       return new Reply(201, new JsonObject().put("name", name).put("tenants", new JsonArray(List.copyOf(tenants))));
     });
-  }
-
-  private static byte[] randomBytes() {
-    byte[] bytes = new byte[24];
-    RANDOM.nextBytes(bytes);
-    return bytes;
   }
 }

@@ -66,7 +66,9 @@ public final class ApiRouter {
     api.route().handler(BodyHandler.create(false).setBodyLimit(BODY_LIMIT));
     TenantStore tenants = stores.tenants();
     Tokens tokens = new Tokens(adminToken, tenants);
-    api.route().handler(ctx -> authenticate(ctx, tokens));
+    RateLimiter limiter = new RateLimiter(config.api().rateLimits(), clock);
+    api.route().handler(ctx -> authenticate(ctx, tokens, limiter));
+    AuditTrail trail = new AuditTrail(clock, stores.audit());
     new ExplainRoutes(vertx, stores.nodes(), stores.preemptions(), stores.plugins(), stores.queues(), stores.plans(),
         registry, config, java.time.Clock.systemUTC()).mount(api);
     TaskStops stops = new TaskStops(vertx, stores.tasks());
@@ -78,10 +80,11 @@ public final class ApiRouter {
         stops, clock);
     new GroupRoutes(vertx, stores.groups(), stores.queues(), config.defaultTaskTimeout(), metrics, stores.services(),
         services).mount(api);
-    new QueueRoutes(stores.queues()).mount(api);
-    new NodeRoutes(stores.nodes(), stores.tasks(), stops).mount(api);
-    new AdminRoutes(tenants).mount(api);
-    new PluginRoutes(vertx, stores.plugins(), registry).mount(api);
+    new QueueRoutes(stores.queues(), trail).mount(api);
+    new NodeRoutes(stores.nodes(), stores.tasks(), stops, trail).mount(api);
+    new AdminRoutes(tenants, trail).mount(api);
+    new TokenRoutes(stores.tokens(), stores.audit(), trail).mount(api);
+    new PluginRoutes(vertx, stores.plugins(), registry, trail).mount(api);
     new ClusterRoutes(stores.leaders(), stores.nodes(), leadership).mount(api);
     api.route().failureHandler(Http::failure);
     router.route("/api/v1/*").subRouter(api);
@@ -95,15 +98,37 @@ public final class ApiRouter {
     return router;
   }
 
-  private static void authenticate(RoutingContext ctx, Tokens tokens) {
-    tokens.ofAuthorization(ctx.request().getHeader("Authorization")).onComplete(result -> {
+  /** Who the request is ({@link Tokens}), then the token's rate limit (the admin's only when not exempt). */
+  private static void authenticate(RoutingContext ctx, Tokens tokens, RateLimiter limiter) {
+    tokens.authenticate(ctx.request().getHeader("Authorization")).onComplete(result -> {
       if (result.failed()) {
         ctx.fail(result.cause());
-      } else {
-        ctx.put(Http.PRINCIPAL, result.result());
+        return;
+      }
+      Principal principal = result.result().principal();
+      ctx.put(Http.PRINCIPAL, principal);
+      if ((principal.admin() && limiter.limits().adminExempt())
+          || withinLimit(ctx, limiter, result.result().tokenSha256())) {
         ctx.next();
       }
     });
+  }
+
+  /** Whether the token may make this request now; otherwise answers 429 with Retry-After (whole seconds). */
+  private static boolean withinLimit(RoutingContext ctx, RateLimiter limiter, String key) {
+    if (!limiter.limits().enabled()) {
+      return true;
+    }
+    java.util.OptionalLong wait = limiter.acquire(key);
+    if (wait.isEmpty()) {
+      return true;
+    }
+    ctx.response().putHeader("Retry-After", String.valueOf(wait.getAsLong()));
+    double rate = limiter.limits().requestsPerSecond();
+    ctx.fail(new ApiError(429, "rate_limited", "api.rate_limits", "rate limit of this token exceeded: "
+        + (rate == Math.rint(rate) ? String.valueOf((long) rate) : String.valueOf(rate)) + " requests per second, burst "
+        + limiter.limits().burst() + " (api.rate_limits); retry after " + wait.getAsLong() + " s"));
+    return false;
   }
 
   static String readResource(String name) {

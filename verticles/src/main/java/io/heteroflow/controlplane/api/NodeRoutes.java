@@ -30,7 +30,10 @@ final class NodeRoutes {
   private final TaskStore tasks;
   private final TaskStops stops;
 
-  NodeRoutes(NodeStore nodes, TaskStore tasks, TaskStops stops) {
+  private final AuditTrail trail;
+
+  NodeRoutes(NodeStore nodes, TaskStore tasks, TaskStops stops, AuditTrail trail) {
+    this.trail = trail;
     this.nodes = nodes;
     this.tasks = tasks;
     this.stops = stops;
@@ -53,12 +56,18 @@ final class NodeRoutes {
           .put("largest_placeable_task", fragmentation.largestPlaceableTask())
           .put("free_cards", fragmentation.freeCards()).put("total_cards", fragmentation.totalCards()));
     })));
-    api.put("/nodes/:id/location").handler(Http.handle(this::setLocation));
-    api.put("/nodes/:id/labels").handler(Http.handle(this::setLabels));
-    api.post("/nodes/:id/cordon").handler(Http.handle(ctx -> cordon(ctx, true)));
-    api.post("/nodes/:id/uncordon").handler(Http.handle(ctx -> cordon(ctx, false)));
-    api.post("/nodes/:id/drain").putMetadata(RouteGuard.QUERY, List.of("wait")).handler(Http.handle(this::drain));
-    api.put("/nodes/:id/dedicated").handler(Http.handle(this::setDedicated));
+    api.put("/nodes/:id/location").handler(Http.handle(ctx -> trail.after(ctx, "node.location", "node/" + ctx.pathParam("id"),
+        setLocation(ctx))));
+    api.put("/nodes/:id/labels").handler(Http.handle(ctx -> trail.after(ctx, "node.labels", "node/" + ctx.pathParam("id"),
+        setLabels(ctx))));
+    api.post("/nodes/:id/cordon").handler(Http.handle(ctx -> trail.after(ctx, "node.cordon",
+        "node/" + ctx.pathParam("id"), cordon(ctx, true))));
+    api.post("/nodes/:id/uncordon").handler(Http.handle(ctx -> trail.after(ctx, "node.uncordon",
+        "node/" + ctx.pathParam("id"), cordon(ctx, false))));
+    api.post("/nodes/:id/drain").putMetadata(RouteGuard.QUERY, List.of("wait")).handler(Http.handle(ctx ->
+        trail.after(ctx, "node.drain", "node/" + ctx.pathParam("id"), drain(ctx))));
+    api.put("/nodes/:id/dedicated").handler(Http.handle(ctx -> trail.after(ctx, "node.dedicated", "node/" + ctx.pathParam("id"),
+        setDedicated(ctx))));
     // who the caller is, for the console (it hides admin forms from tenant tokens)
     api.get("/whoami").handler(Http.handle(ctx -> {
       Principal principal = Http.principal(ctx);

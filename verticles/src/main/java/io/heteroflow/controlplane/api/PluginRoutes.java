@@ -33,7 +33,10 @@ final class PluginRoutes {
   private final PluginConfigStore plugins;
   private final PluginRegistry registry;
 
-  PluginRoutes(Vertx vertx, PluginConfigStore plugins, PluginRegistry registry) {
+  private final AuditTrail trail;
+
+  PluginRoutes(Vertx vertx, PluginConfigStore plugins, PluginRegistry registry, AuditTrail trail) {
+    this.trail = trail;
     this.vertx = vertx;
     this.plugins = plugins;
     this.registry = registry;
@@ -41,8 +44,10 @@ final class PluginRoutes {
 
   void mount(Router api) {
     api.get("/scheduler/plugins").handler(Http.handle(ctx -> effective()));
-    api.post("/plugins/:name").putMetadata(RouteGuard.QUERY, List.of("action")).handler(Http.handle(this::toggle));
-    api.put("/plugins/:name").handler(Http.handle(this::configure));
+    api.post("/plugins/:name").putMetadata(RouteGuard.QUERY, List.of("action")).handler(Http.handle(ctx ->
+        trail.after(ctx, "plugin.toggle", "plugin/" + ctx.pathParam("name"), toggle(ctx))));
+    api.put("/plugins/:name").handler(Http.handle(ctx -> trail.after(ctx, "plugin.configure",
+        "plugin/" + ctx.pathParam("name"), configure(ctx))));
   }
 
   private Future<Reply> effective() {

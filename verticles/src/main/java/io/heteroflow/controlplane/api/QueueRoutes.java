@@ -20,18 +20,24 @@ import java.util.Set;
 final class QueueRoutes {
   private final QueueStore queues;
 
-  QueueRoutes(QueueStore queues) {
+  private final AuditTrail trail;
+
+  QueueRoutes(QueueStore queues, AuditTrail trail) {
+    this.trail = trail;
     this.queues = queues;
   }
 
   void mount(Router api) {
-    api.post("/queues").handler(Http.handle(ctx -> write(ctx, null)));
-    api.put("/queues/:name").handler(Http.handle(ctx -> write(ctx, ctx.pathParam("name"))));
-    api.delete("/queues/:name").handler(Http.handle(this::delete));
+    api.post("/queues").handler(Http.handle(ctx -> trail.after(ctx, "queue.create", "queues", write(ctx, null))));
+    api.put("/queues/:name").handler(Http.handle(ctx -> trail.after(ctx, "queue.update",
+        "queue/" + ctx.pathParam("name"), write(ctx, ctx.pathParam("name")))));
+    api.delete("/queues/:name").handler(Http.handle(ctx -> trail.after(ctx, "queue.delete",
+        "queue/" + ctx.pathParam("name"), delete(ctx))));
     api.get("/queues").handler(Http.handle(this::list));
     api.get("/gpu-equivalents").handler(Http.handle(ctx -> queues.gpuEquivalents()
         .map(factors -> Reply.ok(new JsonObject(new LinkedHashMap<>(factors))))));
-    api.put("/gpu-equivalents").handler(Http.handle(this::setEquivalents));
+    api.put("/gpu-equivalents").handler(Http.handle(ctx -> trail.after(ctx, "gpu_equivalents.set", "gpu-equivalents",
+        setEquivalents(ctx))));
   }
 
   private Future<Reply> write(RoutingContext ctx, String name) {

@@ -2,31 +2,40 @@ package io.heteroflow.controlplane.api;
 
 import io.heteroflow.controlplane.store.TenantStore;
 import io.vertx.core.Future;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 
-/** Who a bearer token belongs to: the admin (compared in constant time) or a tenant (by its SHA-256); 401 otherwise. */
+/**
+ * The one authentication path of REST and the SockJS bridge: the admin token by its digest in constant time, a
+ * tenant token by its SHA-256 among the live ones (indexed); a 401 otherwise. Tokens are never logged nor kept.
+ */
 final class Tokens {
-  private final String adminToken;
+  private final byte[] adminDigest;
   private final TenantStore tenants;
 
   Tokens(String adminToken, TenantStore tenants) {
-    this.adminToken = adminToken;
+    this.adminDigest = ApiTokens.digest(adminToken);
     this.tenants = tenants;
   }
 
+  /** Who a request is, and the hex SHA-256 of its token (the key of its rate limit). */
+  record Authenticated(Principal principal, String tokenSha256) {}
+
   /** The principal of an {@code Authorization} value ({@code Bearer <token>}); a 401 ApiError when there is none. */
   Future<Principal> ofAuthorization(String header) {
+    return authenticate(header).map(Authenticated::principal);
+  }
+
+  Future<Authenticated> authenticate(String header) {
     if (header == null || !header.startsWith("Bearer ") || header.length() <= 7) {
       return Future.failedFuture(new ApiError(401, "unauthorized", null,
           "missing 'Authorization: Bearer <token>' header"));
     }
-    String token = header.substring(7).trim();
-    if (MessageDigest.isEqual(token.getBytes(StandardCharsets.UTF_8), adminToken.getBytes(StandardCharsets.UTF_8))) {
-      return Future.succeededFuture(Principal.ofAdmin());
+    byte[] digest = ApiTokens.digest(header.substring(7).trim());
+    String key = ApiTokens.sha256(digest);
+    if (ApiTokens.sameToken(digest, adminDigest)) {
+      return Future.succeededFuture(new Authenticated(Principal.ofAdmin(), key));
     }
-    return tenants.tenantOfToken(TaskRoutes.sha256(token)).map(found -> found
-        .map(tenant -> Principal.ofTenant(tenant.name(), tenant.active()))
-        .orElseThrow(() -> new ApiError(401, "unauthorized", null, "unknown token")));
+    return tenants.tenantOfToken(key).map(found -> found
+        .map(tenant -> new Authenticated(Principal.ofTenant(tenant.name(), tenant.active()), key))
+        .orElseThrow(() -> new ApiError(401, "unauthorized", null, "unknown or revoked token")));
   }
 }

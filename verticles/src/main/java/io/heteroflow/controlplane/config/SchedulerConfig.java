@@ -20,10 +20,11 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, int gpuReservePercent,
                               int portRangeStart, int portRangeEnd, int maxInferencePerNode,
                               LoadThresholds loadThresholds, Map<String, PluginConfig> pluginDefaults,
-                              int masterPortRangeStart, int masterPortRangeEnd, QueueingConfig queueing) {
+                              int masterPortRangeStart, int masterPortRangeEnd, QueueingConfig queueing,
+                              ApiConfig api) {
 
   public static final String RESOURCE = "conf/config.yaml";
-  private static final Set<String> TOP = Set.of("scheduler", "plugins", "queueing");
+  private static final Set<String> TOP = Set.of("scheduler", "plugins", "queueing", "api");
   private static final Set<String> QUEUEING = Set.of("reserve_after_seconds", "borrow_idle_seconds",
       "training_borrow_percent");
   private static final Set<String> SCHEDULER = Set.of("default_task_timeout", "gpu_reserve_fixed_mb",
@@ -53,16 +54,31 @@ public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, in
         loadThresholds, pluginDefaults, masterPortRangeStart, masterPortRangeEnd, QueueingConfig.DEFAULTS);
   }
 
+  /** The default API settings ({@link ApiConfig#DEFAULTS}). */
+  public SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, int gpuReservePercent, int portRangeStart,
+                         int portRangeEnd, int maxInferencePerNode, LoadThresholds loadThresholds,
+                         Map<String, PluginConfig> pluginDefaults, int masterPortRangeStart, int masterPortRangeEnd,
+                         QueueingConfig queueing) {
+    this(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd, maxInferencePerNode,
+        loadThresholds, pluginDefaults, masterPortRangeStart, masterPortRangeEnd, queueing, ApiConfig.DEFAULTS);
+  }
+
+  /** This configuration with other API settings (rate limits). */
+  public SchedulerConfig withApi(ApiConfig other) {
+    return new SchedulerConfig(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd,
+        maxInferencePerNode, loadThresholds, pluginDefaults, masterPortRangeStart, masterPortRangeEnd, queueing, other);
+  }
+
   /** This configuration with another master port range (not validated: for tests of exhaustion). */
   public SchedulerConfig withMasterPortRange(int start, int end) {
     return new SchedulerConfig(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd,
-        maxInferencePerNode, loadThresholds, pluginDefaults, start, end, queueing);
+        maxInferencePerNode, loadThresholds, pluginDefaults, start, end, queueing, api);
   }
 
   /** This configuration with other queueing settings. */
   public SchedulerConfig withQueueing(QueueingConfig other) {
     return new SchedulerConfig(defaultTaskTimeout, gpuReserveFixedMb, gpuReservePercent, portRangeStart, portRangeEnd,
-        maxInferencePerNode, loadThresholds, pluginDefaults, masterPortRangeStart, masterPortRangeEnd, other);
+        maxInferencePerNode, loadThresholds, pluginDefaults, masterPortRangeStart, masterPortRangeEnd, other, api);
   }
 
   /** Memory of a card never handed to shards: the larger of the fixed and the percentage reserve. */
@@ -113,7 +129,8 @@ public record SchedulerConfig(int defaultTaskTimeout, long gpuReserveFixedMb, in
         (int) number(scheduler, "max_inference_per_node", 64, source), limits, plugins,
         (int) number(scheduler, "master_port_range_start", MASTER_PORT_RANGE_START, source),
         (int) number(scheduler, "master_port_range_end", MASTER_PORT_RANGE_END, source),
-        queueing(map(root.get("queueing"), source + ": queueing", QUEUEING), source));
+        queueing(map(root.get("queueing"), source + ": queueing", QUEUEING), source),
+        ApiConfig.parse(root.get("api"), source));
     if (config.portRangeStart() < 1 || config.portRangeEnd() > 65535 || config.portRangeStart() > config.portRangeEnd()) {
       throw new IllegalArgumentException(source + ": port_range_start..port_range_end must be a range within 1-65535");
     }

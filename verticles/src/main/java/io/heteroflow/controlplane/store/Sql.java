@@ -26,8 +26,7 @@ final class Sql {
 
   // ---- tenants and share groups
   static final String INSERT_TENANT =
-      "INSERT INTO tenants (name, token_sha256) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING name, created_at";
-  static final String TENANT_BY_TOKEN = "SELECT name, active FROM tenants WHERE token_sha256 = $1";
+      "INSERT INTO tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING name, created_at";
   static final String SET_TENANT_ACTIVE = "UPDATE tenants SET active = $2 WHERE name = $1 RETURNING name, active";
   /** What waits because its tenant was deactivated says so (a ledger entry where the reason changed). */
   static final String MARK_PENDING_OF_INACTIVE = "WITH changed AS (UPDATE tasks SET reason_code = 'TenantInactive',"
@@ -39,6 +38,29 @@ final class Sql {
   static final String INSERT_SHARE_GROUP =
       "INSERT INTO share_groups (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING name, created_at";
   static final String INSERT_SHARE_GROUP_MEMBER = "INSERT INTO share_group_members (group_name, tenant) VALUES ($1, $2)";
+
+  // ---- tenant tokens and the audit ledger (V17): only SHA-256 digests of tokens, never a token
+  /** Authentication: the tenant of a token that is not revoked (the UNIQUE index on token_sha256 serves it). */
+  static final String TENANT_BY_TOKEN = "SELECT t.name, t.active FROM tenant_tokens k JOIN tenants t ON t.name = k.tenant"
+      + " WHERE k.token_sha256 = $1 AND k.revoked_at IS NULL";
+  private static final String TOKEN_COLUMNS = "id, tenant, prefix, created_at, created_by, revoked_at, revoked_by";
+  static final String INSERT_TOKEN = "INSERT INTO tenant_tokens (id, tenant, token_sha256, prefix, created_at, created_by)"
+      + " SELECT $1, name, $3, $4, $5, $6 FROM tenants WHERE name = $2 RETURNING " + TOKEN_COLUMNS;
+  static final String TOKENS_OF_TENANT = "SELECT " + TOKEN_COLUMNS + " FROM tenant_tokens WHERE tenant = $1"
+      + " ORDER BY created_at, id";
+  static final String TENANT_EXISTS = "SELECT 1 FROM tenants WHERE name = $1";
+  /** Revokes every live token of a tenant but one (rotation with revoke_previous). */
+  static final String REVOKE_OTHER_TOKENS = "UPDATE tenant_tokens SET revoked_at = $3, revoked_by = $4"
+      + " WHERE tenant = $1 AND id <> $2 AND revoked_at IS NULL RETURNING id";
+  /** Revokes one token (idempotent: a revoked one keeps its first revocation) and answers it. */
+  static final String REVOKE_TOKEN = "WITH revoked AS (UPDATE tenant_tokens SET revoked_at = $3, revoked_by = $4"
+      + " WHERE tenant = $1 AND id = $2 AND revoked_at IS NULL RETURNING " + TOKEN_COLUMNS + ")"
+      + " SELECT true AS changed, " + TOKEN_COLUMNS + " FROM revoked UNION ALL SELECT false AS changed, " + TOKEN_COLUMNS
+      + " FROM tenant_tokens WHERE tenant = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM revoked)";
+  static final String INSERT_AUDIT = "INSERT INTO audit_events (at, actor, action, target, detail, request_id)"
+      + " VALUES ($1, $2, $3, $4, $5, $6)";
+  static final String AUDIT_PAGE = "SELECT id, at, actor, action, target, detail, request_id FROM audit_events"
+      + " WHERE ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $1";
 
   // ---- tasks
   static final String INSERT_TASK = "INSERT INTO tasks (id, tenant, name, type, status, priority, preemptible,"

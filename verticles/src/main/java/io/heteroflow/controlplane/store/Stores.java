@@ -11,7 +11,7 @@ import io.vertx.sqlclient.Pool;
 public record Stores(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore tenants, PluginConfigStore plugins,
                      BindStore binds, BatchBindStore batchBinds, LeaderStore leaders,
                      PreemptionStore preemptions, GroupStore groups, QueueStore queues, PlanStore plans,
-                     ServiceStore services) {
+                     ServiceStore services, TokenStore tokens, AuditStore audit) {
 
   public static Stores on(Pool pool, SchedulerConfig config) {
     BindStore binds = new BindStore(pool, config);
@@ -19,6 +19,6 @@ public record Stores(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore te
     return new Stores(pool, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
         new PluginConfigStore(pool), binds, batchBinds, new LeaderStore(pool), new PreemptionStore(pool),
         new GroupStore(pool, batchBinds), new QueueStore(pool), new PlanStore(pool),
-        new ServiceStore(pool));
+        new ServiceStore(pool), new TokenStore(pool), new AuditStore(pool));
   }
 }

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** Tenants (identified by name, authenticated by the SHA-256 of their token) and share groups. */
+/** Tenants (identified by name, authenticated by the SHA-256 of a live token: {@link TokenStore}) and share groups. */
 public final class TenantStore {
   private final Pool pool;
 
@@ -17,15 +17,23 @@ public final class TenantStore {
     this.pool = pool;
   }
 
-  /** Creates a tenant; false when the name is taken (nothing is changed then). */
-  public Future<Boolean> create(String name, String tokenSha256) {
-    return pool.preparedQuery(Sql.INSERT_TENANT).execute(Tuple.of(name, tokenSha256)).map(rows -> rows.size() == 1);
+  /**
+   * Creates a tenant with its first token (the token's digest and display prefix) and the audit entry, in one
+   * transaction; false when the name is taken (nothing is changed then).
+   */
+  public Future<Boolean> create(String name, String tokenSha256, String prefix, AuditStore.Entry audit) {
+    return pool.withTransaction(conn -> conn.preparedQuery(Sql.INSERT_TENANT).execute(Tuple.of(name))
+        .compose(rows -> rows.size() == 0 ? Future.succeededFuture(false)
+            : TokenStore.insert(conn, name, tokenSha256, prefix, audit).compose(token -> AuditStore.record(conn,
+                audit.with("token_id", token.orElseThrow().id().toString()).with("prefix", prefix)))
+            .map(true)));
   }
 
   /** A tenant as authentication sees it: an inactive one still reads, but nothing new starts for it. */
   public record Tenant(String name, boolean active) {
   }
 
+  /** The tenant of a live (not revoked) token, by the token's SHA-256: the one authentication path for tenants. */
   public Future<Optional<Tenant>> tenantOfToken(String tokenSha256) {
     return pool.preparedQuery(Sql.TENANT_BY_TOKEN).execute(Tuple.of(tokenSha256))
         .map(rows -> rows.size() == 0 ? Optional.empty() : Optional.of(tenant(rows.iterator().next())));
@@ -35,7 +43,7 @@ public final class TenantStore {
    * Activates or deactivates a tenant; empty when there is none of that name. Deactivating marks its pending
    * tasks {@code TenantInactive} in the same transaction (the scheduler no longer takes them).
    */
-  public Future<Optional<Tenant>> setActive(String name, boolean active) {
+  public Future<Optional<Tenant>> setActive(String name, boolean active, AuditStore.Entry audit) {
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.SET_TENANT_ACTIVE).execute(Tuple.of(name, active))
         .compose(rows -> {
           if (rows.size() == 0) {
@@ -44,7 +52,8 @@ public final class TenantStore {
           Tenant tenant = tenant(rows.iterator().next());
           Future<?> marked = active ? Future.succeededFuture()
               : conn.preparedQuery(Sql.MARK_PENDING_OF_INACTIVE).execute(Tuple.of(name));
-          return marked.map(Optional.of(tenant));
+          return marked.compose(done -> AuditStore.record(conn, audit.with("active", active)))
+              .map(Optional.of(tenant));
         }));
   }
 
@@ -57,7 +66,7 @@ public final class TenantStore {
   }
 
   /** Creates a share group with its members in one transaction; nothing is written if a member is unknown. */
-  public Future<GroupCreated> createShareGroup(String name, List<String> tenants) {
+  public Future<GroupCreated> createShareGroup(String name, List<String> tenants, AuditStore.Entry audit) {
     String[] members = tenants.toArray(new String[0]);
     return pool.withTransaction(conn -> conn.preparedQuery(Sql.EXISTING_TENANTS).execute(Tuple.of((Object) members))
         .compose(existing -> {
@@ -78,6 +87,7 @@ public final class TenantStore {
             }
             List<Tuple> batch = tenants.stream().distinct().map(tenant -> Tuple.of(name, tenant)).toList();
             return conn.preparedQuery(Sql.INSERT_SHARE_GROUP_MEMBER).executeBatch(batch)
+                .compose(written -> AuditStore.record(conn, audit.with("tenants", new io.vertx.core.json.JsonArray(List.copyOf(tenants)))))
                 .map(new GroupCreated(true, List.of()));
           });
         }));

@@ -123,7 +123,7 @@ class ApiFuzzTest {
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  /** The objects the routes' path parameters name: a tenant, a queue, a node, a task and a service. */
+  /** The objects the routes' path parameters name: a tenant and its token, a queue, a node, a task and a service. */
   private static Map<String, String> fixtures() throws Exception {
     cp.json("POST", "/api/v1/tenants", ADMIN, "{\"name\":\"" + ApiSamples.TENANT + "\"}", 201);
     // cordoned, so no task the fuzz creates is bound and the scheduler writes only pending reasons
@@ -138,8 +138,10 @@ class ApiFuzzTest {
     String task = cp.submit("{\"name\":\"fz-fixture\",\"command\":[\"true\"],\"gpu_required\":99}");
     String service = cp.json("POST", "/api/v1/groups", ADMIN, "{\"name\":\"fz-fixture\",\"type\":\"inference\","
         + "\"replicas\":0,\"template\":{\"command\":[\"true\"],\"gpu_required\":1}}", 201).getString("id");
+    String token = cp.json("GET", "/api/v1/tenants/" + ApiSamples.TENANT + "/tokens", ADMIN, null, 200)
+        .getJsonArray("tokens").getJsonObject(0).getString("id");
     return Map.of("/tasks/", task, "/groups/", service, "/nodes/", ApiSamples.NODE, "/queues/", ApiSamples.QUEUE,
-        "/plugins/", "frag", "/tenants/", ApiSamples.TENANT);
+        "/plugins/", "frag", "/tenants/", ApiSamples.TENANT, "/tokens/", token);
   }
 
   private static String abbreviated(String body) {

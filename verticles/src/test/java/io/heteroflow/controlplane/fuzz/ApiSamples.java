@@ -26,6 +26,7 @@ final class ApiSamples {
       entry("PUT /api/v1/groups/{id}/replicas", "{\"replicas\":0}"),
       entry("POST /api/v1/tenants", "{\"name\":\"fz-new\"}"),
       entry("PUT /api/v1/tenants/{name}", "{\"active\":true}"),
+      entry("POST /api/v1/tenants/{name}/tokens", "{\"revoke_previous\":false}"),
       entry("POST /api/v1/share-groups", "{\"name\":\"fz-g\",\"tenants\":[\"" + TENANT + "\"]}"),
       entry("POST /api/v1/queues", "{\"name\":\"fz-q2\",\"guaranteed\":1,\"max\":2}"),
       entry("PUT /api/v1/queues/{name}", "{\"max\":3}"),
@@ -41,7 +42,7 @@ final class ApiSamples {
   /** Routes that read no body (their actions are driven by path and query alone). */
   static final Set<String> WITHOUT_BODY = Set.of("POST /api/v1/tasks/{id}/stop", "POST /api/v1/groups/{id}/stop",
       "POST /api/v1/nodes/{id}/cordon", "POST /api/v1/nodes/{id}/uncordon", "POST /api/v1/nodes/{id}/drain",
-      "POST /api/v1/plugins/{name}", "DELETE /api/v1/queues/{name}");
+      "POST /api/v1/plugins/{name}", "DELETE /api/v1/queues/{name}", "DELETE /api/v1/tenants/{name}/tokens/{id}");
 
   private static Map.Entry<String, JsonObject> entry(String route, String body) {
     return Map.entry(route, new JsonObject(body));
