@@ -234,7 +234,9 @@ class FailoverIT {
   @Test
   @Order(0)
   void afterTheLeaderIsKilledTheNewOneRebuildsAServicesKilledReplica() throws Exception {
+    // tasks run as their tenant's uid (README: Task isolation), so the replicas need a directory all may write
     Path pids = Files.createTempDirectory("fo-pids-");
+    Files.setPosixFilePermissions(pids, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
     JarProcess leader = waitForLeader();
     HttpResponse<String> created = post(base(leader) + "/api/v1/groups", "{\"name\":\"fo-svc\",\"type\":"
         + "\"inference\",\"replicas\":2,\"template\":{\"command\":[\"sh\",\"-c\",\"echo $$ > " + pids
