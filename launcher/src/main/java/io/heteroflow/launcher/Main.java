@@ -120,6 +120,9 @@ public final class Main implements Runnable {
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
         description = "Port of the UI and the API (default ${DEFAULT-VALUE}; 0 picks a free one).")
     String httpPort;
+    @Option(names = "--http-host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+        description = "Address the UI and the API listen on (default ${DEFAULT-VALUE}, this machine only; 0.0.0.0: all).")
+    String httpHost;
     @Option(names = "--fleet", paramLabel = "FILE|host", defaultValue = "conf/fleet-dev.yaml",
         description = "The simulated nodes (default ${DEFAULT-VALUE}), or 'host': this machine's real GPUs.")
     String fleet;
@@ -146,7 +149,7 @@ public final class Main implements Runnable {
       Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
       ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
-          ControlPlane.Options.defaults(port, token, config), registry);
+          ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port), registry);
       Path logs = postgres.taskLogs();
       TaskUsers users = TaskUsers.of(TaskUsers.DEFAULT_RANGE, logs);
       if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)
@@ -184,6 +187,9 @@ public final class Main implements Runnable {
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
         description = "Port of the UI and the API (default ${DEFAULT-VALUE}; 0 picks a free one).")
     String httpPort;
+    @Option(names = "--http-host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
+        description = "Address the UI and the API listen on (default ${DEFAULT-VALUE}: all of this machine's).")
+    String httpHost;
     @Option(names = "--config", paramLabel = "FILE",
         description = "Scheduler configuration (or HETEROFLOW_CONFIG; default conf/config.yaml, else built-in).")
     String config;
@@ -212,7 +218,7 @@ public final class Main implements Runnable {
       Vertx vertx = Cluster.join(cluster, false, registry);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
       ControlPlane.Running running = deployControlPlane(vertx, database,
-          ControlPlane.Options.defaults(port, token, config), registry);
+          ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port), registry);
       System.out.println("HeteroFlow control plane is up on http://localhost:" + running.httpPort() + "/");
       System.out.println(adminTokenLine(token));
       new CountDownLatch(1).await();

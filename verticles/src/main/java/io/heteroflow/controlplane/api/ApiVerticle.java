@@ -4,33 +4,80 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The HTTP server of the control plane. It listens first, before the database is migrated and the other
  * verticles are deployed, and answers every request from the start: {@code /health/live} 200, anything else
  * 503 {@code {"status":"starting"}} until the composition root {@link #serve serves} the full router (the REST API,
  * health, metrics, the web UI: {@link ApiRouter}). No connection accepted during start-up is left unanswered.
+ *
+ * <p>Slow clients are cut off: a connection silent for {@link Timeouts#idleMs} is closed (Vert.x idle timeout),
+ * and a connection whose first request's headers are not complete within {@link Timeouts#headerReadMs} is closed
+ * (a per-connection timer, cancelled when the request's headers have arrived). HTTP/2 clear-text (h2c) is off:
+ * its protocol detection hands the connection over only once it has decided, which would hide it from the timer.
  */
 public final class ApiVerticle extends VerticleBase {
+  /** The idle timeout and the header-read timeout of the API server. */
+  public record Timeouts(long idleMs, long headerReadMs) {
+    public static final Timeouts DEFAULTS = new Timeouts(60_000, 10_000);
+
+    public Timeouts {
+      if (idleMs < 1 || headerReadMs < 1) {
+        throw new IllegalArgumentException("HTTP timeouts must be positive, were " + idleMs + " and " + headerReadMs);
+      }
+    }
+  }
+
   private final String host;
   private final int port;
+  private final Timeouts timeouts;
+  /** Connections whose first request's headers are still awaited, with their header-read timer (event loop only). */
+  private final Map<HttpConnection, Long> awaitingHeaders = new HashMap<>();
   private volatile HttpServer server;
   private volatile Router router;
   private volatile Handler<HttpServerRequest> handler = ApiVerticle::starting;
 
-  public ApiVerticle(String host, int port) {
+  public ApiVerticle(String host, int port, Timeouts timeouts) {
     this.host = host;
     this.port = port;
+    this.timeouts = timeouts;
   }
 
   @Override
   public Future<?> start() {
-    return vertx.createHttpServer().requestHandler(request -> handler.handle(request)).listen(port, host)
-        .onSuccess(s -> server = s);
+    HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(port).setHttp2ClearTextEnabled(false)
+        .setIdleTimeout((int) Math.max(1, timeouts.idleMs())).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    return vertx.createHttpServer(options).connectionHandler(this::awaitHeaders)
+        .requestHandler(request -> {
+          headersArrived(request.connection());
+          handler.handle(request);
+        })
+        .listen().onSuccess(s -> server = s);
+  }
+
+  private void awaitHeaders(HttpConnection connection) {
+    long timer = vertx.setTimer(timeouts.headerReadMs(), id -> {
+      awaitingHeaders.remove(connection);
+      connection.close();
+    });
+    awaitingHeaders.put(connection, timer);
+    connection.closeHandler(closed -> headersArrived(connection));
+  }
+
+  private void headersArrived(HttpConnection connection) {
+    Long timer = awaitingHeaders.remove(connection);
+    if (timer != null) {
+      vertx.cancelTimer(timer);
+    }
   }
 
   /** From now on every request goes to {@code router}. */

@@ -1,0 +1,104 @@
+package io.heteroflow.controlplane.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Where the API listens and how long it waits for a slow client: bound to 127.0.0.1 it is not reachable on the
+ * machine's other addresses (bound to 0.0.0.0 it is); a connection that sends half a request is closed after the
+ * header-read timeout, while a complete request is answered.
+ */
+class ApiExposureTest {
+  private static final ApiVerticle.Timeouts ONE_SECOND_HEADERS = new ApiVerticle.Timeouts(60_000, 1_000);
+  private final Vertx vertx = Vertx.vertx();
+
+  @AfterEach
+  void close() throws Exception {
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void anApiBoundToLoopbackIsNotReachableOnAnotherLocalAddressButOneBoundToAllIs() throws Exception {
+    InetAddress other = nonLoopbackAddress();
+    assumeTrue(other != null, "this machine has no non-loopback IPv4 address");
+    int loopbackOnly = started("127.0.0.1");
+    assertTrue(answers(InetAddress.getLoopbackAddress(), loopbackOnly));
+    assertThrows(ConnectException.class, () -> answers(other, loopbackOnly), "bound to 127.0.0.1 only");
+    int everywhere = started("0.0.0.0");
+    assertTrue(answers(other, everywhere), "bound to 0.0.0.0 answers on " + other);
+  }
+
+  @Test
+  void aConnectionSendingHalfARequestIsClosedAfterTheHeaderTimeoutWhileAFullRequestIsAnswered() throws Exception {
+    int port = started("127.0.0.1");
+    try (Socket slow = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      slow.setSoTimeout(8_000);
+      slow.getOutputStream().write("GET /health/live HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII));
+      slow.getOutputStream().flush();
+      long start = System.nanoTime();
+      int read;
+      try {
+        read = slow.getInputStream().read();
+      } catch (SocketTimeoutException e) {
+        throw new AssertionError("the half request was not cut off within 8 s", e);
+      } catch (IOException reset) {
+        read = -1; // a reset is a close too
+      }
+      long waitedMs = (System.nanoTime() - start) / 1_000_000;
+      assertEquals(-1, read, "the server closes the connection without answering");
+      assertTrue(waitedMs >= 800 && waitedMs < 5_000, "closed after about 1 s, was " + waitedMs + " ms");
+    }
+    assertTrue(answers(InetAddress.getLoopbackAddress(), port), "a complete request is still answered");
+  }
+
+  private int started(String host) throws Exception {
+    ApiVerticle api = new ApiVerticle(host, 0, ONE_SECOND_HEADERS);
+    vertx.deployVerticle(api).await(10, TimeUnit.SECONDS);
+    return api.actualPort();
+  }
+
+  /** True when a full GET /health/live on address:port gets an HTTP 200. */
+  private static boolean answers(InetAddress address, int port) throws IOException {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(address, port), 2_000);
+      socket.setSoTimeout(5_000);
+      socket.getOutputStream().write("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+          .getBytes(StandardCharsets.US_ASCII));
+      InputStream in = socket.getInputStream();
+      String response = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+      return response.equals("HTTP/1.1 200");
+    }
+  }
+
+  private static InetAddress nonLoopbackAddress() throws IOException {
+    for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+      if (!nic.isUp() || nic.isLoopback()) {
+        continue;
+      }
+      for (InetAddress address : Collections.list(nic.getInetAddresses())) {
+        if (address instanceof Inet4Address && !address.isLoopbackAddress()) {
+          return address;
+        }
+      }
+    }
+    return null;
+  }
+}
