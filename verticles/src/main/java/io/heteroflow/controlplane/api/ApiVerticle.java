@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
 import java.util.HashMap;
 import java.util.Map;
@@ -37,9 +38,13 @@ public final class ApiVerticle extends VerticleBase {
     }
   }
 
+  /** HTTPS: a PEM certificate (chain) file and its PEM key file (PKCS#8 or PKCS#1). */
+  public record Tls(String certificateFile, String keyFile) {}
+
   private final String host;
   private final int port;
   private final Timeouts timeouts;
+  private final Tls tls;
   /** Connections whose first request's headers are still awaited, with their header-read timer (event loop only). */
   private final Map<HttpConnection, Long> awaitingHeaders = new HashMap<>();
   private volatile HttpServer server;
@@ -47,15 +52,25 @@ public final class ApiVerticle extends VerticleBase {
   private volatile Handler<HttpServerRequest> handler = ApiVerticle::starting;
 
   public ApiVerticle(String host, int port, Timeouts timeouts) {
+    this(host, port, timeouts, null);
+  }
+
+  /** With {@code tls} null the API speaks plain HTTP, else HTTPS only. */
+  public ApiVerticle(String host, int port, Timeouts timeouts, Tls tls) {
     this.host = host;
     this.port = port;
     this.timeouts = timeouts;
+    this.tls = tls;
   }
 
   @Override
   public Future<?> start() {
     HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(port).setHttp2ClearTextEnabled(false)
         .setIdleTimeout((int) Math.max(1, timeouts.idleMs())).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+    if (tls != null) {
+      options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(tls.certificateFile())
+          .setKeyPath(tls.keyFile()));
+    }
     return vertx.createHttpServer(options).connectionHandler(this::awaitHeaders)
         .requestHandler(request -> {
           headersArrived(request.connection());

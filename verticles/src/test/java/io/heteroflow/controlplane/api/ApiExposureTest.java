@@ -1,10 +1,12 @@
 package io.heteroflow.controlplane.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.heteroflow.protocol.tls.CertAuthority;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,16 +17,27 @@ import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import java.util.Collections;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Where the API listens and how long it waits for a slow client: bound to 127.0.0.1 it is not reachable on the
  * machine's other addresses (bound to 0.0.0.0 it is); a connection that sends half a request is closed after the
- * header-read timeout, while a complete request is answered.
+ * header-read timeout, while a complete request is answered; given a certificate it speaks HTTPS only.
  */
 class ApiExposureTest {
   private static final ApiVerticle.Timeouts ONE_SECOND_HEADERS = new ApiVerticle.Timeouts(60_000, 1_000);
@@ -69,6 +82,32 @@ class ApiExposureTest {
     assertTrue(answers(InetAddress.getLoopbackAddress(), port), "a complete request is still answered");
   }
 
+  @Test
+  void withACertificateTheApiAnswersHttpsToAClientTrustingTheClusterCaAndRefusesPlainHttp(@TempDir Path dir)
+      throws Exception {
+    CertAuthority ca = CertAuthority.create("api", Duration.ofDays(1));
+    ca.issue("control-plane", "member", List.of("127.0.0.1", "localhost"), Duration.ofDays(1)).save(dir, "api");
+    ApiVerticle api = new ApiVerticle("127.0.0.1", 0, ONE_SECOND_HEADERS,
+        new ApiVerticle.Tls(dir.resolve("api.pem").toString(), dir.resolve("api-key.pem").toString()));
+    vertx.deployVerticle(api).await(10, TimeUnit.SECONDS);
+
+    KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+    trusted.load(null, null);
+    trusted.setCertificateEntry("cluster-ca", ca.certificate());
+    TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    trust.init(trusted);
+    SSLContext context = SSLContext.getInstance("TLS");
+    context.init(null, trust.getTrustManagers(), null);
+    HttpClient https = HttpClient.newBuilder().sslContext(context).build();
+    HttpResponse<String> live = https.send(HttpRequest.newBuilder(
+        URI.create("https://127.0.0.1:" + api.actualPort() + "/health/live")).build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, live.statusCode(), live.body());
+    assertThrows(IOException.class, () -> HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("https://127.0.0.1:" + api.actualPort() + "/health/live")).build(),
+        HttpResponse.BodyHandlers.ofString()), "a client not trusting the cluster CA is refused");
+    assertFalse(answers(InetAddress.getLoopbackAddress(), api.actualPort()), "no plain HTTP on the HTTPS port");
+  }
+
   private int started(String host) throws Exception {
     ApiVerticle api = new ApiVerticle(host, 0, ONE_SECOND_HEADERS);
     vertx.deployVerticle(api).await(10, TimeUnit.SECONDS);
@@ -83,8 +122,11 @@ class ApiExposureTest {
       socket.getOutputStream().write("GET /health/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
           .getBytes(StandardCharsets.US_ASCII));
       InputStream in = socket.getInputStream();
-      String response = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
-      return response.equals("HTTP/1.1 200");
+      try {
+        return new String(in.readNBytes(12), StandardCharsets.US_ASCII).equals("HTTP/1.1 200");
+      } catch (java.net.SocketException reset) {
+        return false;
+      }
     }
   }
 
