@@ -41,6 +41,9 @@ public final class ApiVerticle extends VerticleBase {
   /** HTTPS: a PEM certificate (chain) file and its PEM key file (PKCS#8 or PKCS#1). */
   public record Tls(String certificateFile, String keyFile) {}
 
+  /** The longest request line read (16 KiB): longer ids reach the router and are refused naming the field. */
+  static final int MAX_REQUEST_LINE = 16 * 1024;
+
   private final String host;
   private final int port;
   private final Timeouts timeouts;
@@ -66,12 +69,14 @@ public final class ApiVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(port).setHttp2ClearTextEnabled(false)
+        .setMaxInitialLineLength(MAX_REQUEST_LINE)
         .setIdleTimeout((int) Math.max(1, timeouts.idleMs())).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
     if (tls != null) {
       options.setSsl(true).setKeyCertOptions(new PemKeyCertOptions().setCertPath(tls.certificateFile())
           .setKeyPath(tls.keyFile()));
     }
     return vertx.createHttpServer(options).connectionHandler(this::awaitHeaders)
+        .invalidRequestHandler(ApiVerticle::invalid)
         .requestHandler(request -> {
           headersArrived(request.connection());
           handler.handle(request);
@@ -93,6 +98,18 @@ public final class ApiVerticle extends VerticleBase {
     if (timer != null) {
       vertx.cancelTimer(timer);
     }
+  }
+
+  /** A request HTTP cannot decode (line or headers too long, malformed): a JSON error, then the connection closes. */
+  private static void invalid(HttpServerRequest request) {
+    Throwable cause = request.decoderResult().cause();
+    String name = cause == null ? "" : cause.getClass().getSimpleName();
+    int status = name.contains("TooLongHttpLine") ? 414 : name.contains("TooLongHttpHeader") ? 431 : 400;
+    String body = new io.vertx.core.json.JsonObject().put("code", "invalid_request").putNull("field")
+        .put("message", status == 414 ? "the request line is longer than " + MAX_REQUEST_LINE + " bytes"
+            : status == 431 ? "the request headers are too large" : "not a valid HTTP request").encode();
+    request.response().setStatusCode(status).putHeader("content-type", "application/json")
+        .putHeader("connection", "close").end(body);
   }
 
   /** From now on every request goes to {@code router}. */

@@ -108,6 +108,19 @@ class ApiExposureTest {
     assertFalse(answers(InetAddress.getLoopbackAddress(), api.actualPort()), "no plain HTTP on the HTTPS port");
   }
 
+  @Test
+  void aRequestLineOver16KiBIsAnswered414WithAJsonError() throws Exception {
+    int port = started("127.0.0.1");
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      socket.setSoTimeout(5_000);
+      socket.getOutputStream().write(("GET /api/v1/tasks/" + "a".repeat(20_000) + " HTTP/1.1\r\nHost: x\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      assertTrue(response.matches("(?s)HTTP/1\\.[01] 414 .*"), response);
+      assertTrue(response.endsWith("\"message\":\"the request line is longer than 16384 bytes\"}"), response);
+    }
+  }
+
   private int started(String host) throws Exception {
     ApiVerticle api = new ApiVerticle(host, 0, ONE_SECOND_HEADERS);
     vertx.deployVerticle(api).await(10, TimeUnit.SECONDS);
