@@ -11,6 +11,7 @@ import io.heteroflow.agent.node.DetectingNodeSource;
 import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.agent.simulated.FleetFile;
 import io.heteroflow.controlplane.ControlPlane;
+import io.heteroflow.controlplane.api.ApiVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.heteroflow.bench.BenchCommand;
@@ -120,6 +121,9 @@ public final class Main implements Runnable {
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
         description = "Port of the UI and the API (default ${DEFAULT-VALUE}; 0 picks a free one).")
     String httpPort;
+    @Option(names = "--http-host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+        description = "Address the UI and the API listen on (default ${DEFAULT-VALUE}, this machine only; 0.0.0.0: all).")
+    String httpHost;
     @Option(names = "--fleet", paramLabel = "FILE|host", defaultValue = "conf/fleet-dev.yaml",
         description = "The simulated nodes (default ${DEFAULT-VALUE}), or 'host': this machine's real GPUs.")
     String fleet;
@@ -146,7 +150,7 @@ public final class Main implements Runnable {
       Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
       ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
-          ControlPlane.Options.defaults(port, token, config), registry);
+          ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port), registry);
       Path logs = postgres.taskLogs();
       TaskUsers users = TaskUsers.of(TaskUsers.DEFAULT_RANGE, logs);
       if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)
@@ -184,6 +188,14 @@ public final class Main implements Runnable {
     @Option(names = "--http-port", paramLabel = "PORT", defaultValue = "8080",
         description = "Port of the UI and the API (default ${DEFAULT-VALUE}; 0 picks a free one).")
     String httpPort;
+    @Option(names = "--http-host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
+        description = "Address the UI and the API listen on (default ${DEFAULT-VALUE}: all of this machine's).")
+    String httpHost;
+    @Option(names = "--tls-cert", paramLabel = "FILE",
+        description = "Serve the UI and the API over HTTPS with this PEM certificate (chain); needs --tls-key.")
+    String tlsCert;
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "The PEM private key of --tls-cert.")
+    String tlsKey;
     @Option(names = "--config", paramLabel = "FILE",
         description = "Scheduler configuration (or HETEROFLOW_CONFIG; default conf/config.yaml, else built-in).")
     String config;
@@ -207,13 +219,15 @@ public final class Main implements Runnable {
         throw new IllegalArgumentException("--pg-url: " + e.getMessage(), e);
       }
       int port = Cli.port("--http-port", httpPort);
+      ApiVerticle.Tls tls = httpsFiles(tlsCert, tlsKey);
       String token = adminToken();
       PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
       Vertx vertx = Cluster.join(cluster, false, registry);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, null), "heteroflow-shutdown"));
       ControlPlane.Running running = deployControlPlane(vertx, database,
-          ControlPlane.Options.defaults(port, token, config), registry);
-      System.out.println("HeteroFlow control plane is up on http://localhost:" + running.httpPort() + "/");
+          ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port).withHttpTls(tls), registry);
+      System.out.println("HeteroFlow control plane is up on " + (tls == null ? "http" : "https") + "://localhost:"
+          + running.httpPort() + "/");
       System.out.println(adminTokenLine(token));
       new CountDownLatch(1).await();
       return 0;
@@ -328,6 +342,23 @@ public final class Main implements Runnable {
     } catch (IOException e) {
       return false;
     }
+  }
+
+  /** HTTPS files given by --tls-cert and --tls-key: both (readable files) or neither (null: plain HTTP). */
+  static ApiVerticle.Tls httpsFiles(String certificate, String key) {
+    if (certificate == null && key == null) {
+      return null;
+    }
+    if (certificate == null || key == null) {
+      throw new IllegalArgumentException((certificate == null ? "--tls-cert" : "--tls-key")
+          + " is required with " + (certificate == null ? "--tls-key" : "--tls-cert") + " (HTTPS needs both)");
+    }
+    for (String[] file : new String[][] {{"--tls-cert", certificate}, {"--tls-key", key}}) {
+      if (!Files.isReadable(Path.of(file[1]))) {
+        throw new IllegalArgumentException(file[0] + ": no readable file " + file[1]);
+      }
+    }
+    return new ApiVerticle.Tls(certificate, key);
   }
 
   /** The control plane deployed; a busy HTTP port is a {@link Cli.Refusal} naming the port and --http-port. */

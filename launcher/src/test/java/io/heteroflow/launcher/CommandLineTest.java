@@ -87,6 +87,10 @@ class CommandLineTest {
       List.of("bench --scenario huge", "--scenario must be one of"),
       List.of("simulate --seeds 9-1", "--seeds"),
       List.of("dev --http-port 1 --http-port 2", "'--http-port'"),
+      List.of("server --pg-url postgresql://u:p@127.0.0.1:1/db --tls-cert /etc/hostname", "--tls-key is required"),
+      List.of("server --pg-url postgresql://u:p@127.0.0.1:1/db --tls-key /etc/hostname", "--tls-cert is required"),
+      List.of("server --pg-url postgresql://u:p@127.0.0.1:1/db --tls-cert /no/cert.pem --tls-key /etc/hostname",
+          "--tls-cert: no readable file /no/cert.pem"),
       List.of("frobnicate", "'frobnicate'"));
 
   @Test

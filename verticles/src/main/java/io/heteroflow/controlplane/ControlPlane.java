@@ -49,7 +49,8 @@ public final class ControlPlane {
    */
   public record Options(String httpHost, int httpPort, String adminToken, SchedulerConfig config,
                         int offlineGraceSeconds, long ledgerCheckMs, int poolSize, int leaseSeconds,
-                        long leaderBeatMs, long recoveryMs, ServiceBeats services, Clock clock) {
+                        long leaderBeatMs, long recoveryMs, ServiceBeats services, Clock clock,
+                        ApiVerticle.Timeouts httpTimeouts, ApiVerticle.Tls httpTls) {
     public static final long LEDGER_CHECK_MS = 30_000;
     public static final int LEASE_SECONDS = 2;
     public static final long LEADER_BEAT_MS = 500;
@@ -57,28 +58,41 @@ public final class ControlPlane {
 
     public static Options defaults(int httpPort, String adminToken, SchedulerConfig config) {
       return new Options("0.0.0.0", httpPort, adminToken, config, 15, LEDGER_CHECK_MS, 16, LEASE_SECONDS,
-          LEADER_BEAT_MS, RECOVERY_MS, ServiceBeats.DEFAULTS, Clock.systemUTC());
+          LEADER_BEAT_MS, RECOVERY_MS, ServiceBeats.DEFAULTS, Clock.systemUTC(), ApiVerticle.Timeouts.DEFAULTS,
+          null);
     }
 
     public Options withLedgerCheckMs(long value) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, value, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls);
     }
 
     /** How long a silent node stays online (15 s by default; the benchmarks' own heartbeat timers lag under load). */
     public Options withOfflineGraceSeconds(int seconds) {
       return new Options(httpHost, httpPort, adminToken, config, seconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls);
     }
 
     public Options withHttp(String host, int port) {
       return new Options(host, port, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls);
+    }
+
+    /** The API server's idle and header-read timeouts (60 s and 10 s by default). */
+    public Options withHttpTimeouts(ApiVerticle.Timeouts timeouts) {
+      return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, timeouts, httpTls);
+    }
+
+    /** HTTPS for the API and the UI (null: plain HTTP, the default). */
+    public Options withHttpTls(ApiVerticle.Tls tls) {
+      return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, tls);
     }
 
     public Options withServices(ServiceBeats beats, Clock serviceClock) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, beats, serviceClock);
+          leaseSeconds, leaderBeatMs, recoveryMs, beats, serviceClock, httpTimeouts, httpTls);
     }
   }
 
@@ -128,7 +142,8 @@ public final class ControlPlane {
    */
   public static Future<Running> deploy(Vertx vertx, Database database, Options options,
                                        PrometheusMeterRegistry registry) {
-    ApiVerticle api = new ApiVerticle(options.httpHost(), options.httpPort());
+    ApiVerticle api = new ApiVerticle(options.httpHost(), options.httpPort(), options.httpTimeouts(),
+        options.httpTls());
     SchedulerConfig config = options.config();
     Leadership leadership = Leadership.newMember(hostName());
     ControlPlaneMetrics metrics = new ControlPlaneMetrics(registry);

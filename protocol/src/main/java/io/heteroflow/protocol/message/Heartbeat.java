@@ -91,7 +91,10 @@ public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor
     return json;
   }
 
-  /** A heartbeat, or a 400 naming the first field of the wrong type (node ids: a name of at most 128 characters). */
+  /**
+   * A heartbeat, or a 400 naming the first field of the wrong type (node ids: a name of at most 128 characters)
+   * or beyond its bound ({@link HeartbeatLimits}).
+   */
   public static Heartbeat fromJson(JsonObject json) {
     BusPayload beat = BusMessage.versioned(json);
     String nodeId = beat.requiredString("node_id");
@@ -112,13 +115,15 @@ public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor
         }
       }
     }
-    return new Heartbeat(nodeId, beat.optionalString("boot_id"), orZero(beat.optionalLong("seq")),
+    Heartbeat heartbeat = new Heartbeat(nodeId, beat.optionalString("boot_id"), orZero(beat.optionalLong("seq")),
         beat.optionalString("gpu_vendor"), orZero(beat.optionalInteger("cpu_cores")),
         cpuPercent == null ? 0 : cpuPercent, memoryTotalGb == null ? 0 : memoryTotalGb,
         orZero(beat.optionalLong("memory_used_mb")), cards,
         active, addresses(beat, "internal_ips", true), addresses(beat, "public_ips", false),
         beat.stringMap("labels"), beat.optionalString("topology"), Location.read(beat.optionalObject("location")),
         beat.optionalString("dedicated_tenant"));
+    HeartbeatLimits.check(beat, heartbeat);
+    return heartbeat;
   }
 
   /** The entries of an address list (absent: empty), each an IP literal, with a prefix only where allowed. */

@@ -81,6 +81,22 @@ class BusHandlersTest {
             new Case(heartbeat, json("{\"node_id\": \"bus-n\", \"labels\": {\"rdma\": true}}"), 400,
                 "a label that is not a string"),
             new Case(heartbeat, json("{\"v\": 2, \"node_id\": \"bus-n\"}"), 400, "another protocol version"),
+            new Case(heartbeat, beat("gpu_vendor", "quantum"), 400, "an unknown gpu_vendor"),
+            new Case(heartbeat, beat("cards", cards(65)), 400, "65 cards"),
+            new Case(heartbeat, beat("cards", new JsonArray().add(card(64))), 400, "a card index above 63"),
+            new Case(heartbeat, beat("cards", new JsonArray().add(card(3)).add(card(3))), 400, "a repeated card index"),
+            new Case(heartbeat, beat("cards", new JsonArray().add(card(0).put("uuid", LONG))), 400,
+                "a card uuid of 257 characters"),
+            new Case(heartbeat, beat("cards", new JsonArray().add(card(0).put("model", LONG))), 400,
+                "a card model of 257 characters"),
+            new Case(heartbeat, beat("labels", labels(65)), 400, "65 labels"),
+            new Case(heartbeat, beat("labels", new JsonObject().put("rack", LONG)), 400, "a label of 257 characters"),
+            new Case(heartbeat, beat("labels", new JsonObject().put(LONG, "x")), 400, "a label name of 257 characters"),
+            new Case(heartbeat, beat("internal_ips", ips(65)), 400, "65 internal IPs"),
+            new Case(heartbeat, beat("public_ips", ips(65)), 400, "65 public IPs"),
+            new Case(heartbeat, beat("topology", "nvlink=0-1;" + "x".repeat(64 * 1024)), 400, "a topology over 64 KiB"),
+            new Case(heartbeat, beat("boot_id", LONG), 400, "a boot_id of 257 characters"),
+            new Case(heartbeat, beat("location", new JsonObject().put("rack", LONG)), 400, "a rack of 257 characters"),
             new Case(claim, json("{\"v\": \"1\", \"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\"}"), 400,
                 "a string protocol version"),
             new Case(claim, json("{}"), 400, "no fields"),
@@ -157,5 +173,52 @@ class BusHandlersTest {
         new JsonObject().put("node_id", "bus-ok").put("boot_id", "b").put("seq", 1).put("active_tasks",
             new JsonArray()))).body();
     assertEquals(true, reply.getBoolean("applied"));
+  }
+
+  @Test
+  void aHeartbeatAtEveryLimitIsApplied() throws Exception {
+    String longest = "b".repeat(256);
+    JsonArray cards = cards(64);
+    cards.getJsonObject(63).put("index", 63).put("uuid", longest).put("model", longest);
+    JsonObject beat = beat("cards", cards).put("gpu_vendor", "NVIDIA").put("labels", labels(64))
+        .put("internal_ips", ips(64)).put("public_ips", ips(64)).put("boot_id", longest)
+        .put("topology", "nvlink=0-1;" + "x".repeat(64 * 1024 - 11));
+    JsonObject reply = (JsonObject) await(cp.vertx.eventBus().request(BusAddresses.NODE_HEARTBEAT, beat)).body();
+    assertEquals(true, reply.getBoolean("applied"));
+  }
+
+  private static final String LONG = "a".repeat(257);
+
+  /** A heartbeat of node bus-n with one more field. */
+  private static JsonObject beat(String field, Object value) {
+    return new JsonObject().put("node_id", "bus-n").put(field, value);
+  }
+
+  private static JsonObject card(int index) {
+    return new JsonObject().put("index", index);
+  }
+
+  private static JsonArray cards(int count) {
+    JsonArray cards = new JsonArray();
+    for (int i = 0; i < count; i++) {
+      cards.add(new JsonObject());
+    }
+    return cards;
+  }
+
+  private static JsonObject labels(int count) {
+    JsonObject labels = new JsonObject();
+    for (int i = 0; i < count; i++) {
+      labels.put("l" + i, "v");
+    }
+    return labels;
+  }
+
+  private static JsonArray ips(int count) {
+    JsonArray ips = new JsonArray();
+    for (int i = 0; i < count; i++) {
+      ips.add("10.0." + (i / 250) + "." + (i % 250 + 1));
+    }
+    return ips;
   }
 }

@@ -5,16 +5,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A node's NVLink domains and NUMA affinity, parsed from its {@code heteroflow.io/gpu-topology} label:
  * {@code nvlink=0-1,2-3;numa=0,0,1,1} — each dash-joined group (or pair) is linked, domains are the connected
  * components (union-find), cards in no group are single-card domains; {@code numa} gives each card's NUMA
- * node ({@code -} or missing: unknown). Parsed labels are cached: nodes report the same label every heartbeat.
+ * node ({@code -} or missing: unknown). Parsed labels are cached: nodes report the same label every heartbeat; the
+ * cache keeps the {@link #CACHE_CAPACITY} most recently used, so hostile or ever-changing labels cannot grow it.
  */
 public record NvlinkTopology(List<TreeSet<Integer>> domains, Map<Integer, Integer> numa, boolean hasLinks) {
-  private static final Map<String, NvlinkTopology> CACHE = new ConcurrentHashMap<>();
+  static final int CACHE_CAPACITY = 4096;
+  static final LruCache<String, NvlinkTopology> CACHE = new LruCache<>(CACHE_CAPACITY);
 
   /** Null when the label is absent or unreadable: "no data", which the plugin treats as neutral. */
   public static NvlinkTopology parse(String label, int cardCount) {

@@ -1,0 +1,86 @@
+package io.heteroflow.protocol.message;
+
+import io.heteroflow.protocol.GpuVendor;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The bounds of one heartbeat, so that a broken or hostile agent cannot make the control plane store or parse
+ * unbounded data: a known vendor, at most {@link #MAX_CARDS} cards with unique indices 0..63, strings of at most
+ * {@link #MAX_STRING} characters, at most {@link #MAX_LABELS} labels and {@link #MAX_IPS} addresses per list, a
+ * topology of at most {@link #MAX_TOPOLOGY} characters. The first bound broken is a 400 naming the field.
+ */
+final class HeartbeatLimits {
+  static final int MAX_CARDS = 64;
+  static final int MAX_STRING = 256;
+  static final int MAX_LABELS = 64;
+  static final int MAX_IPS = 64;
+  static final int MAX_TOPOLOGY = 64 * 1024;
+
+  private HeartbeatLimits() {}
+
+  static void check(BusPayload beat, Heartbeat heartbeat) {
+    if (heartbeat.gpuVendor() != null && GpuVendor.fromId(heartbeat.gpuVendor()).isEmpty()) {
+      throw beat.bad("gpu_vendor", "a known vendor (nvidia, ascend, ...) is required, got " + clip(heartbeat.gpuVendor()));
+    }
+    bounded(beat, "boot_id", heartbeat.bootId());
+    bounded(beat, "dedicated_tenant", heartbeat.dedicatedTenant());
+    bounded(beat, "location.region", heartbeat.location().region());
+    bounded(beat, "location.zone", heartbeat.location().zone());
+    bounded(beat, "location.rack", heartbeat.location().rack());
+    cards(beat, heartbeat.cards());
+    atMost(beat, "internal_ips", heartbeat.internalIps(), MAX_IPS);
+    atMost(beat, "public_ips", heartbeat.publicIps(), MAX_IPS);
+    labels(beat, heartbeat.labels());
+    if (heartbeat.topology() != null && heartbeat.topology().length() > MAX_TOPOLOGY) {
+      throw beat.bad("topology", "at most " + MAX_TOPOLOGY + " characters, got " + heartbeat.topology().length());
+    }
+  }
+
+  private static void cards(BusPayload beat, List<Heartbeat.Card> cards) {
+    atMost(beat, "cards", cards, MAX_CARDS);
+    Set<Integer> indices = new HashSet<>();
+    for (int i = 0; i < cards.size(); i++) {
+      Heartbeat.Card card = cards.get(i);
+      int index = card.index() == null ? i : card.index();
+      if (index < 0 || index >= MAX_CARDS) {
+        throw beat.bad("cards[" + i + "].index", "0.." + (MAX_CARDS - 1) + " is required, got " + index);
+      }
+      if (!indices.add(index)) {
+        throw beat.bad("cards[" + i + "].index", "card indices must be unique, " + index + " is repeated");
+      }
+      bounded(beat, "cards[" + i + "].uuid", card.uuid());
+      bounded(beat, "cards[" + i + "].model", card.model());
+    }
+  }
+
+  private static void labels(BusPayload beat, Map<String, String> labels) {
+    if (labels.size() > MAX_LABELS) {
+      throw beat.bad("labels", "at most " + MAX_LABELS + " labels, got " + labels.size());
+    }
+    for (Map.Entry<String, String> label : labels.entrySet()) {
+      if (label.getKey().length() > MAX_STRING) {
+        throw beat.bad("labels", "label names of at most " + MAX_STRING + " characters, got " + clip(label.getKey()));
+      }
+      bounded(beat, "labels." + label.getKey(), label.getValue());
+    }
+  }
+
+  private static void atMost(BusPayload beat, String field, List<?> list, int max) {
+    if (list.size() > max) {
+      throw beat.bad(field, "at most " + max + " entries, got " + list.size());
+    }
+  }
+
+  private static void bounded(BusPayload beat, String field, String value) {
+    if (value != null && value.length() > MAX_STRING) {
+      throw beat.bad(field, "at most " + MAX_STRING + " characters, got " + value.length());
+    }
+  }
+
+  private static String clip(String value) {
+    return value.length() <= 40 ? value : value.substring(0, 40) + "...";
+  }
+}
