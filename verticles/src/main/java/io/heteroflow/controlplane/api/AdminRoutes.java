@@ -46,7 +46,7 @@ final class AdminRoutes {
     StrictJson json = StrictJson.parse(ctx.body().buffer(), Set.of("name"));
     String name = json.requiredString("name", 63, TENANT);
     String token = ApiTokens.issue();
-    return tenants.create(name, ApiTokens.sha256(ApiTokens.digest(token)), ApiTokens.prefix(token),
+    return tenants.create(name, ApiTokens.sha256Hex(token), ApiTokens.prefix(token),
         trail.entry(ctx, "tenant.create", "tenant/" + name)).map(created -> {
       if (!created) {
         throw new ApiError(409, "conflict", "name", "tenant '" + name + "' already exists");

@@ -20,7 +20,7 @@ final class ApiTokens {
 
   private ApiTokens() {}
 
-  /** A new tenant token: returned once to the admin, stored only as {@link #sha256}. */
+  /** A new tenant token: returned once to the admin, stored only as {@link #sha256Hex}. */
   static String issue() {
     byte[] bytes = new byte[24];
     RANDOM.nextBytes(bytes);
@@ -39,8 +39,13 @@ final class ApiTokens {
     }
   }
 
-  static String sha256(byte[] digest) {
+  static String hex(byte[] digest) {
     return HexFormat.of().formatHex(digest);
+  }
+
+  /** The hex SHA-256 of a token: what tenant_tokens stores and a request is looked up by. */
+  static String sha256Hex(String token) {
+    return hex(digest(token));
   }
 
   /** Whether two tokens are equal, in time independent of where they differ (and of their lengths). */

@@ -50,7 +50,7 @@ final class TaskCommands {
     return queues.list().map(tree -> spec.inQueue(QueueResolver.resolve(tree, principal,
             spec.queue(), spec.gpuRequired())))
         .compose(queued -> tasks.create(principal.tenant(), queued, idempotencyKey,
-            TaskRoutes.sha256(body.getBytes())))
+            ApiTokens.hex(sha256(body.getBytes()))))
         .map(created -> {
           if (created.keyReusedWithOtherBody()) {
             throw new ApiError(422, "idempotency_key_reused", "Idempotency-Key",
@@ -104,5 +104,13 @@ final class TaskCommands {
 
   private Future<TaskRecord> reload(UUID id) {
     return tasks.get(id).map(found -> found.orElseThrow(() -> ApiError.notFound("task " + id)));
+  }
+
+  private static byte[] sha256(byte[] bytes) {
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256").digest(bytes);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

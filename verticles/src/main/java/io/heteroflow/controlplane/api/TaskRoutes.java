@@ -11,12 +11,8 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -99,17 +95,5 @@ final class TaskRoutes {
 
   private Future<TaskRecord> visibleTask(RoutingContext ctx) {
     return commands.visibleTask(Http.principal(ctx), Http.idParam(ctx, "task"));
-  }
-
-  static String sha256(byte[] bytes) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  static String sha256(String text) {
-    return sha256(text.getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -55,7 +55,7 @@ final class TokenRoutes {
     String tenant = ctx.pathParam("name");
     String token = ApiTokens.issue();
     String prefix = ApiTokens.prefix(token);
-    return tokens.issue(tenant, ApiTokens.sha256(ApiTokens.digest(token)), prefix, revokePrevious,
+    return tokens.issue(tenant, ApiTokens.sha256Hex(token), prefix, revokePrevious,
         trail.entry(ctx, "token.rotate", "tenant/" + tenant)).map(issued -> issued.map(done -> new Reply(201,
             done.token().toJson().put("token", token)
                 .put("revoked", new JsonArray(done.revoked().stream().map(UUID::toString).toList()))))

@@ -30,7 +30,7 @@ final class Tokens {
           "missing 'Authorization: Bearer <token>' header"));
     }
     byte[] digest = ApiTokens.digest(header.substring(7).trim());
-    String key = ApiTokens.sha256(digest);
+    String key = ApiTokens.hex(digest);
     if (ApiTokens.sameToken(digest, adminDigest)) {
       return Future.succeededFuture(new Authenticated(Principal.ofAdmin(), key));
     }
