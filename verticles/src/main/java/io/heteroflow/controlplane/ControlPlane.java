@@ -12,6 +12,7 @@ import io.heteroflow.controlplane.cluster.ReplicaRebuildVerticle;
 import io.heteroflow.controlplane.cluster.WindowCheckerVerticle;
 import io.heteroflow.controlplane.cluster.TaskStops;
 import io.heteroflow.controlplane.config.SchedulerConfig;
+import io.heteroflow.controlplane.registry.AgentBridgeVerticle;
 import io.heteroflow.controlplane.registry.NodeRegistryVerticle;
 import io.heteroflow.controlplane.metrics.ClusterGauges;
 import io.heteroflow.controlplane.scheduler.BindVerticle;
@@ -50,7 +51,8 @@ public final class ControlPlane {
   public record Options(String httpHost, int httpPort, String adminToken, SchedulerConfig config,
                         int offlineGraceSeconds, long ledgerCheckMs, int poolSize, int leaseSeconds,
                         long leaderBeatMs, long recoveryMs, ServiceBeats services, Clock clock,
-                        ApiVerticle.Timeouts httpTimeouts, ApiVerticle.Tls httpTls) {
+                        ApiVerticle.Timeouts httpTimeouts, ApiVerticle.Tls httpTls,
+                        AgentBridgeVerticle.Options agentBridge) {
     public static final long LEDGER_CHECK_MS = 30_000;
     public static final int LEASE_SECONDS = 2;
     public static final long LEADER_BEAT_MS = 500;
@@ -59,40 +61,46 @@ public final class ControlPlane {
     public static Options defaults(int httpPort, String adminToken, SchedulerConfig config) {
       return new Options("0.0.0.0", httpPort, adminToken, config, 15, LEDGER_CHECK_MS, 16, LEASE_SECONDS,
           LEADER_BEAT_MS, RECOVERY_MS, ServiceBeats.DEFAULTS, Clock.systemUTC(), ApiVerticle.Timeouts.DEFAULTS,
-          null);
+          null, null);
     }
 
     public Options withLedgerCheckMs(long value) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, value, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge);
     }
 
     /** How long a silent node stays online (15 s by default; the benchmarks' own heartbeat timers lag under load). */
     public Options withOfflineGraceSeconds(int seconds) {
       return new Options(httpHost, httpPort, adminToken, config, seconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge);
     }
 
     public Options withHttp(String host, int port) {
       return new Options(host, port, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge);
     }
 
     /** The API server's idle and header-read timeouts (60 s and 10 s by default). */
     public Options withHttpTimeouts(ApiVerticle.Timeouts timeouts) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, timeouts, httpTls);
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, timeouts, httpTls, agentBridge);
     }
 
     /** HTTPS for the API and the UI (null: plain HTTP, the default). */
     public Options withHttpTls(ApiVerticle.Tls tls) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, tls);
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, tls, agentBridge);
+    }
+
+    /** The agents' TCP bridge under mutual TLS (null: none, the default; agents are then cluster members). */
+    public Options withAgentBridge(AgentBridgeVerticle.Options bridge) {
+      return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, bridge);
     }
 
     public Options withServices(ServiceBeats beats, Clock serviceClock) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, beats, serviceClock, httpTimeouts, httpTls);
+          leaseSeconds, leaderBeatMs, recoveryMs, beats, serviceClock, httpTimeouts, httpTls, agentBridge);
     }
   }
 
@@ -109,9 +117,14 @@ public final class ControlPlane {
    * view of leadership, the scheduling core it runs, and the HTTP server.
    */
   public record Running(Stores stores, Leadership leadership, PluginRegistry registry, SchedulingPipeline pipeline,
-                        ApiVerticle api) {
+                        ApiVerticle api, AgentBridgeVerticle agentBridge) {
     public int httpPort() {
       return api.actualPort();
+    }
+
+    /** The agent bridge's port; 0 without a bridge. */
+    public int agentBridgePort() {
+      return agentBridge == null ? 0 : agentBridge.actualPort();
     }
   }
 
@@ -150,6 +163,8 @@ public final class ControlPlane {
     PluginRegistry plugins = BuiltInPlugins.registry(config);
     SchedulingPipeline pipeline = BuiltInPlugins.pipeline(config);
     int grace = options.offlineGraceSeconds();
+    AgentBridgeVerticle agentBridge = options.agentBridge() == null ? null
+        : new AgentBridgeVerticle(options.agentBridge(), metrics);
     return vertx.deployVerticle(api)
         .compose(id -> database.migrateAndOpen(vertx, options.poolSize()))
         .map(pool -> Stores.on(pool, config))
@@ -183,13 +198,14 @@ public final class ControlPlane {
                     options.clock(), options.services().windowMs())),
                 vertx.deployVerticle(new AutoscalerVerticle(stores.services(), leadership, metrics,
                     options.services())))))
-            .compose(all -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
+            .compose(all -> agentBridge == null ? Future.succeededFuture() : vertx.deployVerticle(agentBridge))
+            .compose(bridged -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
                 api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
             .map(leader -> {
               api.serve(new ApiRouter(options.adminToken(), config, stores, leadership, plugins, metrics, registry,
                   options.clock())
                   .create(vertx));
-              return new Running(stores, leadership, plugins, pipeline, api);
+              return new Running(stores, leadership, plugins, pipeline, api, agentBridge);
             }));
   }
 

@@ -14,6 +14,7 @@ public final class ControlPlaneMetrics {
   private final Counter bindConflicts;
   private final Counter tasksCreated;
   private final Counter ledgerDiscrepancies;
+  private final java.util.concurrent.atomic.AtomicInteger bridgeConnections = new java.util.concurrent.atomic.AtomicInteger();
 
   public ControlPlaneMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -28,6 +29,18 @@ public final class ControlPlaneMetrics {
     this.ledgerDiscrepancies = Counter.builder("heteroflow_ledger_discrepancies")
         .description("nodes whose real-time GPU ledger disagreed with the heartbeat ledger (corrected)")
         .register(registry);
+    io.micrometer.core.instrument.Gauge.builder("heteroflow_agent_bridge_connections", bridgeConnections::get)
+        .description("agent connections open on this member's agent bridge").register(registry);
+  }
+
+  /** The agent bridge refused a frame: {@code reason} node_id, address, publish or certificate. */
+  public void agentBridgeRefusal(String reason) {
+    Counter.builder("heteroflow_agent_bridge_refusals").description("agent bridge frames refused, by reason")
+        .tag("reason", reason).register(registry).increment();
+  }
+
+  public void agentBridgeConnections(int open) {
+    bridgeConnections.set(open);
   }
 
   public void attempt(String result, String reason) {

@@ -50,6 +50,7 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   private ControlPlane.ServiceBeats serviceBeats = ControlPlane.ServiceBeats.DEFAULTS;
   private java.time.Clock clock = java.time.Clock.systemUTC();
   private int offlineGraceSeconds = 15;
+  private io.heteroflow.protocol.tls.MutualTls agentBridge;
   private final Map<String, String> agentDeployments = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, AgentVerticle> agentsById = new java.util.concurrent.ConcurrentHashMap<>();
   private final HttpClient http = HttpClient.newHttpClient();
@@ -76,6 +77,12 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   /** How long a silent node stays online (default 15 s). */
   public ControlPlaneHarness offlineGraceSeconds(int seconds) {
     this.offlineGraceSeconds = seconds;
+    return this;
+  }
+
+  /** An agent bridge on a free loopback port, serving {@code tls} (default: none). */
+  public ControlPlaneHarness agentBridge(io.heteroflow.protocol.tls.MutualTls tls) {
+    this.agentBridge = tls;
     return this;
   }
 
@@ -124,7 +131,9 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
     vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
     ControlPlane.Options options = ControlPlane.Options.defaults(0, ADMIN, config)
         .withHttp("127.0.0.1", 0).withLedgerCheckMs(ledgerCheckMs).withServices(serviceBeats, clock)
-        .withOfflineGraceSeconds(offlineGraceSeconds);
+        .withOfflineGraceSeconds(offlineGraceSeconds)
+        .withAgentBridge(agentBridge == null ? null
+            : new io.heteroflow.controlplane.registry.AgentBridgeVerticle.Options("127.0.0.1", 0, agentBridge));
     running = await(ControlPlane.deploy(vertx, database, options, registry));
     eventually(Duration.ofSeconds(20), "this control plane to lead", () -> running.leadership().leading());
     Path logs = Files.createTempDirectory("heteroflow-test-logs-");

@@ -80,7 +80,7 @@ final class FairShareOrder {
     double memory = 0;
     for (NodeInfo node : snapshot.nodeViews()) {
       for (CardInfo card : node.cards()) {
-        gpuEq += factors.getOrDefault(card.model(), 1.0);
+        gpuEq += card.model() == null ? 1.0 : factors.getOrDefault(card.model(), 1.0);
       }
       cpu += node.cpuCores();
       memory += node.memoryTotalGb() * 1024;

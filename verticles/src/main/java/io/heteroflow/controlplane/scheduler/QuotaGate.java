@@ -174,15 +174,20 @@ public final class QuotaGate {
     return over;
   }
 
+  /** A card's GPU-equivalent factor: 1 for a model without one, or a card that reported no model. */
+  private double factor(CardInfo card) {
+    return card.model() == null ? 1.0 : factors.getOrDefault(card.model(), 1.0);
+  }
+
   /** A placement in GPU-equivalents: each whole card its model's factor, a shard its memory's share of it. */
   public double need(Decision placed, Snapshot snapshot) {
     NodeInfo node = snapshot.node(placed.nodeId());
     double need = 0;
     for (CardInfo card : node == null ? List.<CardInfo>of() : node.cards()) {
       if (placed.gpuIndices().contains(card.index())) {
-        need += factors.getOrDefault(card.model(), 1.0);
+        need += factor(card);
       } else if (placed.shard() != null && placed.shard().cardIndex() == card.index()) {
-        need += factors.getOrDefault(card.model(), 1.0) * placed.shard().memoryMb()
+        need += factor(card) * placed.shard().memoryMb()
             / (double) Math.max(1, card.memoryTotalMb());
       }
     }
