@@ -6,7 +6,6 @@ import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.agent.simulated.FleetFile;
 import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.config.SchedulerConfig;
-import io.heteroflow.controlplane.store.Database;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -74,12 +73,11 @@ final class DevCommand implements Callable<Integer> {
     }
     Main.deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES).await();
 
-    Database db = postgres.database();
     System.out.println("HeteroFlow dev is up.");
     System.out.println("  UI and API:  http://localhost:" + running.httpPort() + "/");
     System.out.println(Main.adminTokenLine(token));
-    System.out.println("  PostgreSQL:  postgresql://postgres:postgres@localhost:" + db.options().getPort()
-        + "/postgres (data in " + postgres.root() + (dataDir == null ? ", removed at exit)" : ")"));
+    System.out.println("  PostgreSQL:  " + postgres.url() + " (password in " + postgres.passwordFile()
+        + ", 0600; data in " + postgres.root() + (dataDir == null ? ", removed at exit)" : ")"));
     System.out.println("  Certificates: " + certs + " (cluster CA; member '" + CertsCommand.DEV_MEMBER + "', agent '"
         + CertsCommand.DEV_AGENT + "': --certs-dir of server and agent)");
     System.out.println("  Fleet:       " + (HOST_FLEET.equals(fleet) ? "this host's GPUs, detected"

@@ -40,8 +40,8 @@ final class PostgresCommand implements Callable<Integer> {
         System.err.println("stopping PostgreSQL: " + e);
       }
     }, "heteroflow-shutdown"));
-    System.out.println("PostgreSQL is up: postgresql://postgres:postgres@localhost:"
-        + postgres.database().options().getPort() + "/postgres (data in " + postgres.root() + ")");
+    System.out.println("PostgreSQL is up: " + postgres.url() + " (password in " + postgres.passwordFile()
+        + ", 0600; data in " + postgres.root() + ")");
     new CountDownLatch(1).await();
     return 0;
   }
