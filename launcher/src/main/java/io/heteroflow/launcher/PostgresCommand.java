@@ -13,15 +13,18 @@ import picocli.CommandLine.Option;
 /** {@code heteroflow postgres}: only the embedded PostgreSQL, for trying server and agent. */
 @Command(name = "postgres", sortOptions = false,
     description = "Only the embedded PostgreSQL, to try server and agent without installing one.",
-    footer = {"", "Examples:",
+    footer = {"", "The superuser postgres logs in with a password (scram-sha-256; no one is trusted): a random one made",
+        "at the first start in DIR/pg-password (0600), and kept there for the next start on the same --data-dir.",
+        "", "Examples:",
         "  java -jar heteroflow.jar postgres",
-        "  java -jar heteroflow.jar postgres --port 5433 --data-dir /tmp/hf-pg"})
+        "  java -jar heteroflow.jar postgres --port 5433 --data-dir /tmp/hf-pg",
+        "  java -jar heteroflow.jar server --pg-url postgresql://postgres:$(cat /tmp/hf-pg/pg-password)@localhost:5433/postgres"})
 final class PostgresCommand implements Callable<Integer> {
   @Option(names = "--port", paramLabel = "PORT", defaultValue = "5432",
       description = "PostgreSQL's port (default ${DEFAULT-VALUE}).")
   String port;
   @Option(names = "--data-dir", paramLabel = "DIR",
-      description = "Keep the data in DIR (default: a temporary directory, removed at exit).")
+      description = "Keep the data and pg-password in DIR (default: a temporary directory, removed at exit).")
   String dataDir;
   @Mixin
   Cli.Help help;

@@ -40,6 +40,7 @@ class EmbeddedDatabaseTest {
       }
       assertTrue(PgAuth.passwordsOnly(Files.readAllLines(root.resolve("pg/pg_hba.conf"))), hba(root));
       assertFalse(hba(root).lines().anyMatch(line -> !line.startsWith("#") && line.contains("trust")), hba(root));
+      assertFalse(hba(root).contains("Written by HeteroFlow"), "initdb itself wrote scram-sha-256: " + hba(root));
       assertEquals("postgresql://postgres@localhost:" + db.database().options().getPort() + "/postgres", db.url());
     }
 
@@ -84,6 +85,7 @@ class EmbeddedDatabaseTest {
         connection.createStatement().executeQuery("SELECT count(*) FROM kept").close();
       }
       assertTrue(PgAuth.passwordsOnly(Files.readAllLines(root.resolve("pg/pg_hba.conf"))), hba(root));
+      assertTrue(hba(root).contains("Written by HeteroFlow"), "the trusting pg_hba.conf replaced: " + hba(root));
     }
   }
 
