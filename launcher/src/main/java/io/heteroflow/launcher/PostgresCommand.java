@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
         "", "Examples:",
         "  java -jar heteroflow.jar postgres",
         "  java -jar heteroflow.jar postgres --port 5433 --data-dir /tmp/hf-pg",
-        "  java -jar heteroflow.jar server --pg-url postgresql://postgres:$(cat /tmp/hf-pg/pg-password)@localhost:5433/postgres"})
+        "  java -jar heteroflow.jar server \\",
+        "      --pg-url postgresql://postgres:$(cat /tmp/hf-pg/pg-password)@localhost:5433/postgres"})
 final class PostgresCommand implements Callable<Integer> {
   @Option(names = "--port", paramLabel = "PORT", defaultValue = "5432",
       description = "PostgreSQL's port (default ${DEFAULT-VALUE}).")
