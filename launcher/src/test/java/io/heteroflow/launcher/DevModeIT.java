@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,13 @@ class DevModeIT {
     assertTrue(dataDir.find(), banner);
     root = Path.of(dataDir.group(1));
     assertTrue(Files.isDirectory(root));
+    // PostgreSQL asks for the password in a 0600 file, printed as where it is, never as itself
+    Path passwordFile = root.resolve("pg-password");
+    assertTrue(Pattern.compile("PostgreSQL: +postgresql://postgres@localhost:[0-9]+/postgres \\(password in "
+        + Pattern.quote(passwordFile + ", 0600;")).matcher(banner).find(), banner);
+    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(passwordFile)));
+    String pgPassword = Files.readString(passwordFile).strip();
+    assertFalse(banner.contains(pgPassword), "the PostgreSQL password is never printed: " + banner);
 
     dev.eventually(Duration.ofSeconds(60), "the fleet to be listed",
         () -> json(get(base + "/api/v1/nodes")).getInteger("count", 0) >= 8);
@@ -116,6 +124,7 @@ class DevModeIT {
     assertTrue(envLogs.contains("HETEROFLOW_TASK_ID=" + envId), envLogs);
     assertFalse(envLogs.contains(JarProcess.TOKEN), "the admin token reached a task: " + envLogs);
     assertFalse(envLogs.contains("HETEROFLOW_ADMIN_TOKEN"), envLogs);
+    assertFalse(envLogs.contains(pgPassword), "the PostgreSQL password reached a task: " + envLogs);
 
     HttpResponse<String> unknown = post(base + "/api/v1/tasks", "{\"name\":\"x\",\"command\":[\"true\"],\"gpus\":1}");
     assertEquals(400, unknown.statusCode());
