@@ -68,8 +68,7 @@ final class Cluster {
       throws Exception {
     String host = Cli.orEnv(options.host, "HETEROFLOW_CLUSTER_HOST", "127.0.0.1");
     int busPort = Cli.port("--cluster-bus-port", Cli.orEnv(options.busPort, "HETEROFLOW_CLUSTER_BUS_PORT", "0"));
-    MutualTls tls = tls(Cli.orEnv(options.certsDir, "HETEROFLOW_CERTS_DIR", null),
-        Cli.orEnv(options.memberName, "HETEROFLOW_MEMBER_NAME", defaultName));
+    MutualTls tls = memberTls(options, defaultName);
     List<String> members = Arrays.stream(Cli.orEnv(options.members, "HETEROFLOW_CLUSTER_MEMBERS", host).split(","))
         .map(String::trim).filter(member -> !member.isEmpty()).toList();
     Config config = load(Cli.orEnv(options.config, "HETEROFLOW_CLUSTER_CONFIG", null));
@@ -97,6 +96,12 @@ final class Cluster {
     VertxBuilder builder = registry == null ? Vertx.builder().with(vertxOptions)
         : ControlPlane.vertxBuilder(registry, vertxOptions);
     return builder.withClusterManager(new HazelcastClusterManager(config)).buildClustered().await();
+  }
+
+  /** This process's TLS from --certs-dir, as --member-name or else {@code defaultName}; null without a directory. */
+  static MutualTls memberTls(Options options, String defaultName) {
+    return tls(Cli.orEnv(options.certsDir, "HETEROFLOW_CERTS_DIR", null),
+        Cli.orEnv(options.memberName, "HETEROFLOW_MEMBER_NAME", defaultName));
   }
 
   /** The TLS of {@code name} from {@code certsDir}; null without a directory. */

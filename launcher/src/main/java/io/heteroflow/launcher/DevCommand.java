@@ -71,7 +71,8 @@ final class DevCommand implements Callable<Integer> {
     if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)
       Files.setPosixFilePermissions(postgres.root(), java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
     }
-    Main.deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES).await();
+    Main.deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES, node -> null)
+        .await();
 
     System.out.println("HeteroFlow dev is up.");
     System.out.println("  UI and API:  http://localhost:" + running.httpPort() + "/");

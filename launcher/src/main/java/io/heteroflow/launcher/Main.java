@@ -1,6 +1,8 @@
 package io.heteroflow.launcher;
 
 import io.heteroflow.agent.AgentVerticle;
+import io.heteroflow.agent.transport.AgentTransport;
+import java.util.function.Function;
 import io.heteroflow.agent.executor.DockerExecutor;
 import io.heteroflow.agent.executor.ProcessExecutor;
 import io.heteroflow.agent.executor.TaskExecutor;
@@ -53,6 +55,7 @@ import picocli.CommandLine.Spec;
 public final class Main implements Runnable {
   static final long HEARTBEAT_MS = 2000;
   static final Duration STOP_GRACE = Duration.ofSeconds(10);
+  private static final int DEPLOY_BATCH = 200;
   /**
    * Hazelcast logs through java.util.logging: about 60 INFO lines per process at start. Kept at WARNING (a
    * strong reference: the level of a logger nobody holds is lost when it is collected).
@@ -115,20 +118,28 @@ public final class Main implements Runnable {
     }
   }
 
-  /** One agent per node; tasks run as {@code users} (one uid per tenant when root), logs capped at {@code logCap}. */
+  /**
+   * One agent per node; tasks run as {@code users} (one uid per tenant when root), logs capped at {@code logCap}. Each
+   * agent talks through {@code transports}' transport for its node (null: the clustered event bus). Deployed 200 at a
+   * time: each completes once connected, so a fleet of thousands does not open every connection at once.
+   */
   static Future<?> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker, TaskUsers users,
-                                long logCap) throws IOException {
+                                long logCap, Function<NodeSource, AgentTransport> transports) throws IOException {
     if (users.switching()) { // task users pass through to their own directories below it, listing nothing
       Files.setPosixFilePermissions(logDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
     }
-    List<Future<?>> deployments = new ArrayList<>();
-    for (NodeSource node : nodes) {
-      ProcessExecutor processes = new ProcessExecutor(vertx, logDir.resolve(node.nodeId()),
-          ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE, users, logCap);
-      TaskExecutor executor = docker ? new DockerExecutor(processes, "docker", (int) STOP_GRACE.toSeconds()) : processes;
-      deployments.add(vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS)));
+    Future<?> deployed = Future.succeededFuture();
+    for (int from = 0; from < nodes.size(); from += DEPLOY_BATCH) {
+      List<NodeSource> batch = nodes.subList(from, Math.min(nodes.size(), from + DEPLOY_BATCH));
+      deployed = deployed.compose(previous -> Future.all(batch.stream().map(node -> {
+        ProcessExecutor processes = new ProcessExecutor(vertx, logDir.resolve(node.nodeId()),
+            ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE, users, logCap);
+        TaskExecutor executor = docker ? new DockerExecutor(processes, "docker", (int) STOP_GRACE.toSeconds())
+            : processes;
+        return vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS, transports.apply(node)));
+      }).toList()));
     }
-    return Future.all(deployments);
+    return deployed;
   }
 
   /** This host as a node: GPUs found by the vendor detection chain, and the public addresses given. */

@@ -5,6 +5,8 @@ import io.heteroflow.controlplane.api.ApiVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.heteroflow.controlplane.registry.AgentBridgeVerticle;
+import io.heteroflow.protocol.tls.MutualTls;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +23,9 @@ import picocli.CommandLine.Option;
         "  java -jar heteroflow.jar server --pg-url postgresql://user:pass@localhost:5432/postgres",
         "  HETEROFLOW_PG_URL=postgresql://user:pass@db:5432/hf java -jar heteroflow.jar server --http-port 8081",
         "  java -jar heteroflow.jar server --pg-url postgresql://user:pass@10.0.0.9:5432/hf \\",
-        "      --cluster-host 10.0.0.5 --cluster-members 10.0.0.5,10.0.0.6"})
+        "      --cluster-host 10.0.0.5 --cluster-members 10.0.0.5,10.0.0.6",
+        "  java -jar heteroflow.jar server --pg-url ... --certs-dir /etc/heteroflow/certs --member-name cp-1 \\",
+        "      --agent-bridge-port 7443   (agents connect with agent --transport bridge)"})
 final class ServerCommand implements Callable<Integer> {
   @Option(names = "--pg-url", paramLabel = "URL",
       description = "postgresql://user:pass@host:5432/db (or HETEROFLOW_PG_URL; one of them is required).")
@@ -37,6 +41,13 @@ final class ServerCommand implements Callable<Integer> {
   String tlsCert;
   @Option(names = "--tls-key", paramLabel = "FILE", description = "The PEM private key of --tls-cert.")
   String tlsKey;
+  @Option(names = "--agent-bridge-port", paramLabel = "PORT", description = {"Serve the agent bridge on PORT (or"
+      + " HETEROFLOW_AGENT_BRIDGE_PORT; default: none): agents connect over TCP with mutual TLS (needs --certs-dir),"
+      + " each as the node id of its certificate; 0 picks a free port."})
+  String agentBridgePort;
+  @Option(names = "--agent-bridge-host", paramLabel = "ADDRESS", defaultValue = "0.0.0.0",
+      description = "Address the agent bridge listens on (default ${DEFAULT-VALUE}).")
+  String agentBridgeHost;
   @Option(names = "--config", paramLabel = "FILE",
       description = "Scheduler configuration (or HETEROFLOW_CONFIG; default conf/config.yaml, else built-in).")
   String config;
@@ -61,17 +72,37 @@ final class ServerCommand implements Callable<Integer> {
     }
     int port = Cli.port("--http-port", httpPort);
     ApiVerticle.Tls tls = httpsFiles(tlsCert, tlsKey);
+    AgentBridgeVerticle.Options bridge = agentBridge();
     String token = Main.adminToken();
     PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
     Vertx vertx = Cluster.join(cluster, false, registry);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> Main.shutdown(vertx, null), "heteroflow-shutdown"));
     ControlPlane.Running running = Main.deployControlPlane(vertx, database,
-        ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port).withHttpTls(tls), registry);
+        ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port).withHttpTls(tls)
+            .withAgentBridge(bridge), registry);
     System.out.println("HeteroFlow control plane is up on " + (tls == null ? "http" : "https") + "://localhost:"
         + running.httpPort() + "/");
+    if (bridge != null) {
+      System.out.println("  Agent bridge: " + agentBridgeHost + ":" + running.agentBridgePort() + " (mutual TLS)");
+    }
     System.out.println(Main.adminTokenLine(token));
     new CountDownLatch(1).await();
     return 0;
+  }
+
+  /** The agent bridge of --agent-bridge-port, under this member's certificate; null without the option. */
+  private AgentBridgeVerticle.Options agentBridge() {
+    String port = Cli.orEnv(agentBridgePort, "HETEROFLOW_AGENT_BRIDGE_PORT", null);
+    if (port == null) {
+      return null;
+    }
+    int bridgePort = Cli.port("--agent-bridge-port", port);
+    MutualTls tls = Cluster.memberTls(cluster, Main.hostName());
+    if (tls == null) {
+      throw new IllegalArgumentException("--agent-bridge-port needs --certs-dir (or HETEROFLOW_CERTS_DIR): agents are"
+          + " admitted by their certificates of the cluster CA");
+    }
+    return new AgentBridgeVerticle.Options(agentBridgeHost, bridgePort, tls);
   }
 
   /** HTTPS files given by --tls-cert and --tls-key: both (readable files) or neither (null: plain HTTP). */

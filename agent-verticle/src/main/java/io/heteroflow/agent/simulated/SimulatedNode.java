@@ -55,6 +55,12 @@ public record SimulatedNode(String id, GpuVendor vendor, String model, int cards
   }
 
   /** This node reading its cards' utilisation from {@code file} (null: every card reports 0). */
+  /** The same node under another id (copies of one node file in a simulated fleet). */
+  public SimulatedNode withId(String other) {
+    return new SimulatedNode(other, vendor, model, cards, cardMemoryMb, cpuCores, memoryGb, cpuPercent, memoryUsedMb,
+        nvlinkDomains, numa, labels, location, internalIps, publicIps, dedicatedTenant, utilizationFile);
+  }
+
   public SimulatedNode withUtilizationFile(Path file) {
     return new SimulatedNode(id, vendor, model, cards, cardMemoryMb, cpuCores, memoryGb, cpuPercent, memoryUsedMb,
         nvlinkDomains, numa, labels, location, internalIps, publicIps, dedicatedTenant, file);
