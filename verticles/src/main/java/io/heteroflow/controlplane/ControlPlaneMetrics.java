@@ -14,6 +14,7 @@ public final class ControlPlaneMetrics {
   private final Counter bindConflicts;
   private final Counter tasksCreated;
   private final Counter ledgerDiscrepancies;
+  private final Timer heartbeatWrites;
   private final java.util.concurrent.atomic.AtomicInteger bridgeConnections = new java.util.concurrent.atomic.AtomicInteger();
 
   public ControlPlaneMetrics(MeterRegistry registry) {
@@ -29,8 +30,15 @@ public final class ControlPlaneMetrics {
     this.ledgerDiscrepancies = Counter.builder("heteroflow_ledger_discrepancies")
         .description("nodes whose real-time GPU ledger disagreed with the heartbeat ledger (corrected)")
         .register(registry);
+    this.heartbeatWrites = Timer.builder("heteroflow_heartbeat_write").description("from a heartbeat's receipt by the"
+        + " registry to its commit in PostgreSQL").publishPercentileHistogram().register(registry);
     io.micrometer.core.instrument.Gauge.builder("heteroflow_agent_bridge_connections", bridgeConnections::get)
         .description("agent connections open on this member's agent bridge").register(registry);
+  }
+
+  /** A heartbeat's way from the registry's receipt to its commit in PostgreSQL (batched with others). */
+  public void heartbeatWritten(long nanos) {
+    heartbeatWrites.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
   /** The agent bridge refused a frame: {@code reason} node_id, address, publish or certificate. */

@@ -88,7 +88,9 @@ public final class NodeRegistryVerticle extends VerticleBase {
 
   private Future<Reconciliation> heartbeat(Heartbeat beat) {
     String nodeId = beat.nodeId();
+    long received = System.nanoTime();
     return nodes.heartbeat(beat)
+        .onComplete(written -> metrics.heartbeatWritten(System.nanoTime() - received))
         .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
             .compose(v -> {
               Future<List<TaskRecord>> assigned = tasks.tasksForAgent(nodeId);
