@@ -152,7 +152,7 @@ public final class AgentVerticle extends VerticleBase {
         .onSuccess(reply -> {
           if (refusalLogged) {
             refusalLogged = false;
-            LOG.warning("node " + node.nodeId() + " taken over by this agent process (boot " + bootId + "): its"
+            LOG.info("node " + node.nodeId() + " taken over by this agent process (boot " + bootId + "): its"
                 + " holder went silent or released it");
           }
           holding = true;
