@@ -52,6 +52,10 @@ public final class AgentVerticle extends VerticleBase {
   private final NodeSource node;
   private final TaskExecutor executor;
   private final long heartbeatMs;
+  /**
+   * This agent process, drawn at each start: heartbeats carry it, and it is the identity the control plane holds
+   * the node for (one id for both: a restart and a second process are both "another boot").
+   */
   private final String bootId = UUID.randomUUID().toString();
   private final java.time.Instant startedAt = java.time.Instant.now();
   private final Set<String> known = new HashSet<>();
