@@ -43,6 +43,9 @@ final class EmbeddedDatabase implements AutoCloseable {
         .setServerConfig("fsync", "on")
         .setServerConfig("synchronous_commit", "on")
         .setServerConfig("max_connections", "200")
+        // stopped by the command's own shutdown hook (close()), after Vert.x: a hook of its own would stop it while
+        // the agents still release their nodes through it
+        .setRegisterShutdownHook(false)
         .start();
     return new EmbeddedDatabase(postgres, root, temporary);
   }

@@ -145,10 +145,19 @@ public final class Main implements Runnable {
       String token = adminToken();
 
       EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDir == null ? null : Path.of(dataDir));
-      Path certs = CertsCommand.ensureDev(postgres.root().resolve("certs"));
-      PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
-      Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres), "heteroflow-shutdown"));
+      Path certs;
+      PrometheusMeterRegistry registry;
+      Vertx vertx;
+      try {
+        certs = CertsCommand.ensureDev(postgres.root().resolve("certs"));
+        registry = ControlPlane.newMeterRegistry();
+        vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
+      } catch (Exception e) { // before the shutdown hook: stop PostgreSQL here
+        postgres.close();
+        throw e;
+      }
+      List<String> agents = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> shutdown(vertx, postgres, agents), "heteroflow-shutdown"));
       ControlPlane.Running running = deployControlPlane(vertx, postgres.database(),
           ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port), registry);
       Path logs = postgres.taskLogs();
@@ -156,7 +165,7 @@ public final class Main implements Runnable {
       if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)
         Files.setPosixFilePermissions(postgres.root(), java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
       }
-      deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES).await();
+      agents.addAll(deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES).await());
 
       Database db = postgres.database();
       System.out.println("HeteroFlow dev is up.");
@@ -377,20 +386,23 @@ public final class Main implements Runnable {
     }
   }
 
-  /** One agent per node; tasks run as {@code users} (one uid per tenant when root), logs capped at {@code logCap}. */
-  static Future<?> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker, TaskUsers users,
-                                long logCap) throws IOException {
+  /**
+   * One agent per node (answers their deployment ids); tasks run as {@code users} (one uid per tenant when root),
+   * logs capped at {@code logCap}.
+   */
+  static Future<List<String>> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker,
+                                           TaskUsers users, long logCap) throws IOException {
     if (users.switching()) { // task users pass through to their own directories below it, listing nothing
       Files.setPosixFilePermissions(logDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
     }
-    List<Future<?>> deployments = new ArrayList<>();
+    List<Future<String>> deployments = new ArrayList<>();
     for (NodeSource node : nodes) {
       ProcessExecutor processes = new ProcessExecutor(vertx, logDir.resolve(node.nodeId()),
           ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE, users, logCap);
       TaskExecutor executor = docker ? new DockerExecutor(processes, "docker", (int) STOP_GRACE.toSeconds()) : processes;
       deployments.add(vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS)));
     }
-    return Future.all(deployments);
+    return Future.all(deployments).map(all -> all.list());
   }
 
   /** This host as a node: GPUs found by the vendor detection chain, and the public addresses given. */
@@ -475,6 +487,19 @@ public final class Main implements Runnable {
   }
 
   private static void shutdown(Vertx vertx, EmbeddedDatabase postgres) {
+    shutdown(vertx, postgres, List.of());
+  }
+
+  /**
+   * Closes Vert.x; {@code agentsFirst} (dev: the agents beside the control plane) are undeployed before the rest,
+   * so each releases its node through a control plane still running (Vert.x alone undeploys all at once).
+   */
+  private static void shutdown(Vertx vertx, EmbeddedDatabase postgres, List<String> agentsFirst) {
+    try {
+      Future.join(agentsFirst.stream().map(vertx::undeploy).toList()).await(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      System.err.println("stopping the agents: " + e);
+    }
     try {
       vertx.close().await();
     } catch (Exception e) {
