@@ -14,8 +14,10 @@ import io.heteroflow.protocol.ShardQos;
 import io.heteroflow.protocol.TaskEnvironment;
 import io.heteroflow.protocol.TaskStatus;
 import io.heteroflow.protocol.message.Claim;
+import io.heteroflow.protocol.message.FailureCode;
 import io.heteroflow.protocol.message.Logs;
 import io.heteroflow.protocol.message.Reconciliation;
+import io.heteroflow.protocol.message.Release;
 import io.heteroflow.protocol.message.Report;
 import io.heteroflow.protocol.message.Run;
 import io.heteroflow.protocol.message.Shard;
@@ -28,6 +30,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -43,10 +46,16 @@ public final class AgentVerticle extends VerticleBase {
   /** MASTER_PORT of a run that names none (a control plane from before master ports were chosen per task). */
   public static final int MASTER_PORT = 29500;
   private static final long REQUEST_TIMEOUT_MS = 5000;
+  /** How long a clean stop waits for the control plane to acknowledge the node's release. */
+  private static final long RELEASE_TIMEOUT_MS = 1000;
 
   private final NodeSource node;
   private final TaskExecutor executor;
   private final long heartbeatMs;
+  /**
+   * This agent process, drawn at each start: heartbeats carry it, and it is the identity the control plane holds
+   * the node for (one id for both: a restart and a second process are both "another boot").
+   */
   private final String bootId = UUID.randomUUID().toString();
   private final java.time.Instant startedAt = java.time.Instant.now();
   private final Set<String> known = new HashSet<>();
@@ -62,6 +71,15 @@ public final class AgentVerticle extends VerticleBase {
   private boolean beating;
   /** Set by {@link #crash}: this agent says nothing more, as a host that lost power. */
   private volatile boolean crashed;
+  /**
+   * Whether the control plane applied this process's last heartbeat: it holds its node. Until then, and while
+   * another live agent process with the same node id holds it (409 node_held), a run or a stop of a task this
+   * process does not know is not for it: ignored (the heartbeat reconciliation delivers it once it holds).
+   */
+  private boolean holding;
+  /** Whether the node_held refusal has been logged since this process last held its node (logged once). */
+  private boolean refusalLogged;
+  private boolean stopping;
 
   public AgentVerticle(NodeSource node, TaskExecutor executor, long heartbeatMs) {
     this(node, executor, heartbeatMs, null);
@@ -90,12 +108,25 @@ public final class AgentVerticle extends VerticleBase {
         .onSuccess(all -> vertx.setPeriodic(0, heartbeatMs, id -> heartbeat()));
   }
 
+  /**
+   * A clean stop: no more heartbeats, the node released (so a replacement process takes it over at once; at most
+   * {@link #RELEASE_TIMEOUT_MS} waited for, whatever the answer), then the executor closed.
+   */
   @Override
   public Future<?> stop() {
-    return vertx.executeBlocking(() -> {
+    stopping = true;
+    Future<?> released = crashed || !holding ? Future.succeededFuture()
+        : transport.request(BusAddresses.NODE_RELEASE, new Release(node.nodeId(), bootId).toJson())
+            .timeout(RELEASE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+            .onSuccess(reply -> LOG.info("node " + node.nodeId() + " released by its agent process (boot " + bootId
+                + "): " + (Release.Answer.fromJson(reply).released() ? "another process may take it over at once"
+                : "it was not the holder")))
+            .onFailure(e -> LOG.info("node " + node.nodeId() + ": release not acknowledged (" + e.getMessage()
+                + "); a replacement takes it over once this process has been silent for the hold window"));
+    return released.transform(done -> vertx.executeBlocking(() -> {
       executor.close();
       return null;
-    });
+    }));
   }
 
   /**
@@ -107,7 +138,7 @@ public final class AgentVerticle extends VerticleBase {
   }
 
   private void heartbeat() {
-    if (crashed) {
+    if (crashed || stopping) {
       return;
     }
     if (beating) {
@@ -123,10 +154,34 @@ public final class AgentVerticle extends VerticleBase {
         .map(Reconciliation::fromJson)
         .onComplete(done -> beating = false)
         .onSuccess(reply -> {
+          if (refusalLogged) {
+            refusalLogged = false;
+            LOG.info("node " + node.nodeId() + " taken over by this agent process (boot " + bootId + "): its"
+                + " holder went silent or released it");
+          }
+          holding = true;
           reply.run().forEach(this::run);
           reply.stop().forEach(this::stop);
         })
-        .onFailure(e -> LOG.log(Level.FINE, "heartbeat of " + node.nodeId() + " not acknowledged", e));
+        .onFailure(this::heartbeatRefused);
+  }
+
+  /**
+   * A heartbeat not applied. Refused as {@code node_held} (another live agent process has this node id): this
+   * process is handed no work, says so once, and keeps heartbeating, to take over when the holder falls silent
+   * or releases the node.
+   */
+  private void heartbeatRefused(Throwable e) {
+    if (FailureCode.of(e) != FailureCode.CONFLICT || !String.valueOf(e.getMessage()).startsWith("node_held")) {
+      LOG.log(Level.FINE, "heartbeat of " + node.nodeId() + " not acknowledged", e);
+      return;
+    }
+    holding = false;
+    if (!refusalLogged) {
+      refusalLogged = true;
+      LOG.warning(e.getMessage() + ". Is another agent running with node id " + node.nodeId() + "? This process"
+          + " (boot " + bootId + ") runs nothing and keeps heartbeating until then.");
+    }
   }
 
   /**
@@ -145,7 +200,7 @@ public final class AgentVerticle extends VerticleBase {
   }
 
   private void run(Run run) {
-    if (lastReading == null || !known.add(run.taskId().toString())) {
+    if (!holding || lastReading == null || !known.add(run.taskId().toString())) {
       return;
     }
     attempts.put(run.taskId().toString(), run.attempt());
@@ -218,6 +273,9 @@ public final class AgentVerticle extends VerticleBase {
       stopBeforeStart.add(taskId);
       return;
     }
+    if (!holding) { // the node's holder may be running it: not this process's to answer
+      return;
+    }
     report(taskId, new ExitReport(TaskStatus.STOPPED, null, "StoppedByUser", "the agent of " + node.nodeId()
         + " is not running it: it never started under this agent process (started " + startedAt + ")", null));
   }
@@ -249,6 +307,9 @@ public final class AgentVerticle extends VerticleBase {
     Logs request = Logs.fromJson(body);
     String taskId = request.taskId().toString();
     return vertx.executeBlocking(() -> executor.logs(taskId, request.offset(), request.maxBytes(), request.tailBytes()))
+        .compose(chunk -> chunk.found() || holding ? Future.succeededFuture(chunk)
+            : Future.failedFuture(FailureCode.CONFLICT.refusal("node_held: this agent process of node " + node.nodeId()
+                + " does not hold the node and does not know task " + taskId)))
         .map(chunk -> new Logs.Answer(request.taskId(), chunk.found(), chunk.offset(), chunk.bytes(), chunk.end(),
             chunk.dropped(), chunk.capBytes()));
   }

@@ -60,10 +60,20 @@ final class DevCommand implements Callable<Integer> {
     String token = Main.adminToken();
 
     EmbeddedDatabase postgres = EmbeddedDatabase.start(dataDir == null ? null : Path.of(dataDir));
-    Path certs = CertsCommand.ensureDev(postgres.root().resolve("certs"));
-    PrometheusMeterRegistry registry = ControlPlane.newMeterRegistry();
-    Vertx vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> Main.shutdown(vertx, postgres), "heteroflow-shutdown"));
+    Path certs;
+    PrometheusMeterRegistry registry;
+    Vertx vertx;
+    try {
+      certs = CertsCommand.ensureDev(postgres.root().resolve("certs"));
+      registry = ControlPlane.newMeterRegistry();
+      vertx = ControlPlane.vertxBuilder(registry, new VertxOptions()).build();
+    } catch (Exception e) { // before the shutdown hook: stop PostgreSQL here
+      postgres.close();
+      throw e;
+    }
+    List<String> agents = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> Main.shutdown(vertx, postgres, agents),
+        "heteroflow-shutdown"));
     ControlPlane.Running running = Main.deployControlPlane(vertx, postgres.database(),
         ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port), registry);
     Path logs = postgres.taskLogs();
@@ -71,8 +81,8 @@ final class DevCommand implements Callable<Integer> {
     if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)
       Files.setPosixFilePermissions(postgres.root(), java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
     }
-    Main.deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES, node -> null)
-        .await();
+    agents.addAll(Main.deployAgents(vertx, nodes, logs, false, users, ProcessExecutor.DEFAULT_LOG_CAP_BYTES,
+        node -> null).await());
 
     System.out.println("HeteroFlow dev is up.");
     System.out.println("  UI and API:  http://localhost:" + running.httpPort() + "/");

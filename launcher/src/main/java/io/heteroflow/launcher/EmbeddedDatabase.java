@@ -77,7 +77,10 @@ final class EmbeddedDatabase implements AutoCloseable {
         .setCleanDataDirectory(false)
         .setServerConfig("fsync", "on")
         .setServerConfig("synchronous_commit", "on")
-        .setServerConfig("max_connections", "200");
+        .setServerConfig("max_connections", "200")
+        // stopped by the command's own shutdown hook (close()), after Vert.x: a hook of its own would stop it while
+        // the agents still release their nodes through it
+        .setRegisterShutdownHook(false);
   }
 
   /**

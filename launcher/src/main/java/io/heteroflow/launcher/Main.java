@@ -121,25 +121,29 @@ public final class Main implements Runnable {
   /**
    * One agent per node; tasks run as {@code users} (one uid per tenant when root), logs capped at {@code logCap}. Each
    * agent talks through {@code transports}' transport for its node (null: the clustered event bus). Deployed 200 at a
-   * time: each completes once connected, so a fleet of thousands does not open every connection at once.
+   * time: each completes once connected, so a fleet of thousands does not open every connection at once. Answers their
+   * deployment ids.
    */
-  static Future<?> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker, TaskUsers users,
-                                long logCap, Function<NodeSource, AgentTransport> transports) throws IOException {
+  static Future<List<String>> deployAgents(Vertx vertx, List<NodeSource> nodes, Path logDir, boolean docker,
+                                           TaskUsers users, long logCap, Function<NodeSource, AgentTransport> transports)
+      throws IOException {
     if (users.switching()) { // task users pass through to their own directories below it, listing nothing
       Files.setPosixFilePermissions(logDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
     }
+    List<String> ids = new java.util.concurrent.CopyOnWriteArrayList<>();
     Future<?> deployed = Future.succeededFuture();
     for (int from = 0; from < nodes.size(); from += DEPLOY_BATCH) {
       List<NodeSource> batch = nodes.subList(from, Math.min(nodes.size(), from + DEPLOY_BATCH));
-      deployed = deployed.compose(previous -> Future.all(batch.stream().map(node -> {
+      deployed = deployed.compose(previous -> Future.all(batch.stream().<Future<String>>map(node -> {
         ProcessExecutor processes = new ProcessExecutor(vertx, logDir.resolve(node.nodeId()),
             ProcessExecutor.workerCountFor(node.cpuCores()), STOP_GRACE, users, logCap);
         TaskExecutor executor = docker ? new DockerExecutor(processes, "docker", (int) STOP_GRACE.toSeconds())
             : processes;
-        return vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS, transports.apply(node)));
+        return vertx.deployVerticle(new AgentVerticle(node, executor, HEARTBEAT_MS, transports.apply(node)))
+            .onSuccess(ids::add);
       }).toList()));
     }
-    return deployed;
+    return deployed.map(all -> List.copyOf(ids));
   }
 
   /** This host as a node: GPUs found by the vendor detection chain, and the public addresses given. */
@@ -207,6 +211,19 @@ public final class Main implements Runnable {
   }
 
   static void shutdown(Vertx vertx, EmbeddedDatabase postgres) {
+    shutdown(vertx, postgres, List.of());
+  }
+
+  /**
+   * Closes Vert.x; {@code agentsFirst} (dev: the agents beside the control plane) are undeployed before the rest,
+   * so each releases its node through a control plane still running (Vert.x alone undeploys all at once).
+   */
+  static void shutdown(Vertx vertx, EmbeddedDatabase postgres, List<String> agentsFirst) {
+    try {
+      Future.join(agentsFirst.stream().map(vertx::undeploy).toList()).await(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      System.err.println("stopping the agents: " + e);
+    }
     try {
       vertx.close().await();
     } catch (Exception e) {

@@ -10,6 +10,11 @@ public final class BusAddresses {
 
   /** agent → control plane, request-reply: heartbeat in, reconciliation (tasks to run / stop) out. */
   public static final String NODE_HEARTBEAT = "heteroflow.node.heartbeat";
+  /**
+   * agent → control plane, request-reply, at a clean shutdown: {node_id, boot_id} lets go of the node, so a
+   * replacement agent process takes it over at once; cleared only when boot_id is the holder's.
+   */
+  public static final String NODE_RELEASE = "heteroflow.node.release";
   /** agent → control plane, request-reply: claim a task scheduled → running by CAS before starting it. */
   public static final String TASK_CLAIM = "heteroflow.task.claim";
   /** agent → control plane, request-reply: a task's process ended (exit code, log tail). */

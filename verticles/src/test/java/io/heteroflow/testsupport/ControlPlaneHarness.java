@@ -243,6 +243,12 @@ public final class ControlPlaneHarness implements BeforeAllCallback, AfterAllCal
   @Override
   public void close() throws Exception {
     if (vertx != null) {
+      // the agents first, as dev stops: each releases its node through the control plane still running, so the
+      // agents of a failover take their nodes over at once (Vert.x alone undeploys everything at once)
+      Future.join(agentDeployments.values().stream().map(vertx::undeploy).toList()).otherwiseEmpty()
+          .await(30, TimeUnit.SECONDS);
+      agentDeployments.clear();
+      agentsById.clear();
       vertx.close().await(30, TimeUnit.SECONDS);
       vertx = null;
     }

@@ -19,7 +19,7 @@ public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor
                         double memoryTotalGb, long memoryUsedMb, List<Card> cards, List<String> activeTasks,
                         List<String> internalIps, List<String> publicIps, Map<String, String> labels, String topology, Location location,
                         String dedicatedTenant) implements BusMessage {
-  private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+  static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
   public Heartbeat {
     cards = List.copyOf(cards);

@@ -19,6 +19,8 @@ public final class Messages {
     readers.put("ClaimAnswer", Claim.Answer::fromJson);
     readers.put("Report", Report::fromJson);
     readers.put("ReportAnswer", Report.Answer::fromJson);
+    readers.put("Release", Release::fromJson);
+    readers.put("ReleaseAnswer", Release.Answer::fromJson);
     readers.put("Run", Run::fromJson);
     readers.put("Stop", Stop::fromJson);
     readers.put("Logs", Logs::fromJson);

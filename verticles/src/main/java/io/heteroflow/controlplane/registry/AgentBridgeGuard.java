@@ -36,7 +36,7 @@ final class AgentBridgeGuard implements Handler<BridgeEvent> {
   private static final Logger LOG = Logger.getLogger(AgentBridgeGuard.class.getName());
   /** What an agent may send: its requests to the control plane. */
   static final List<String> INBOUND = List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.TASK_CLAIM,
-      BusAddresses.TASK_REPORT);
+      BusAddresses.TASK_REPORT, BusAddresses.NODE_RELEASE);
 
   private final ControlPlaneMetrics metrics;
   /** The node id of each open connection (empty: its certificate names no agent); removed when it closes. */

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.registry;
 
 import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.cluster.Leadership;
+import io.heteroflow.controlplane.store.NodeHeldException;
 import io.heteroflow.controlplane.store.NodeStore;
 import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
@@ -13,6 +14,7 @@ import io.heteroflow.protocol.message.FailureCode;
 import io.heteroflow.protocol.message.Heartbeat;
 import io.heteroflow.protocol.message.Kick;
 import io.heteroflow.protocol.message.Reconciliation;
+import io.heteroflow.protocol.message.Release;
 import io.heteroflow.protocol.message.Report;
 import io.heteroflow.protocol.message.Run;
 import io.vertx.core.Future;
@@ -47,12 +49,14 @@ public final class NodeRegistryVerticle extends VerticleBase {
     this.ledgerCheckMs = ledgerCheckMs;
   }
 
-  /** Completes once the three consumers are registered (on the clustered bus: known to every member). */
+  /** Completes once the four consumers are registered (on the clustered bus: known to every member). */
   @Override
   public Future<?> start() {
     Future<Void> consumers = Future.all(
         vertx.eventBus().consumer(BusAddresses.NODE_HEARTBEAT,
             message -> BusPayload.answer(message, Heartbeat::fromJson, this::heartbeat)).completion(),
+        vertx.eventBus().consumer(BusAddresses.NODE_RELEASE,
+            message -> BusPayload.answer(message, Release::fromJson, this::release)).completion(),
         vertx.eventBus().consumer(BusAddresses.TASK_CLAIM,
             message -> BusPayload.answer(message, Claim::fromJson, this::claim)).completion(),
         vertx.eventBus().consumer(BusAddresses.TASK_REPORT,
@@ -91,6 +95,8 @@ public final class NodeRegistryVerticle extends VerticleBase {
     long received = System.nanoTime();
     return nodes.heartbeat(beat)
         .onComplete(written -> metrics.heartbeatWritten(System.nanoTime() - received))
+        .recover(e -> Future.failedFuture(e instanceof NodeHeldException
+            ? FailureCode.CONFLICT.refusal(e.getMessage()) : e)) // another agent process holds the node: no work
         .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
             .compose(v -> {
               Future<List<TaskRecord>> assigned = tasks.tasksForAgent(nodeId);
@@ -98,6 +104,11 @@ public final class NodeRegistryVerticle extends VerticleBase {
               return Future.all(assigned, orphans)
                   .map(read -> reconciliation(outcome.applied(), assigned.result(), orphans.result()));
             }));
+  }
+
+  /** An agent process stopping cleanly lets go of its node (cleared only when it is the holder). */
+  private Future<Release.Answer> release(Release release) {
+    return nodes.release(release.nodeId(), release.bootId()).map(Release.Answer::new);
   }
 
   /**

@@ -25,7 +25,8 @@ import java.util.logging.Logger;
  * become a few dozen transactions of four statements each (node upsert, card upsert, stale-card delete), set
  * based. A batch holds at most one heartbeat per node (a second one waits for the next batch: one statement
  * may not upsert a row twice). Each heartbeat keeps its own answer: applied, or not newer than the stored one,
- * or refused alone when it is malformed.
+ * or refused alone when it is malformed, or refused with {@link NodeHeldException} when another live agent
+ * process holds its node (see {@link #HOLD_SECONDS}).
  */
 final class HeartbeatWriter {
   private static final Logger LOG = Logger.getLogger(HeartbeatWriter.class.getName());
@@ -33,6 +34,13 @@ final class HeartbeatWriter {
   private static final int MAX_BATCH = 1000;
   /** A running task its restarted agent has not reported in this many heartbeats in a row is lost. */
   static final int MISSES_LOST = 2;
+  /**
+   * The hold window: a node whose agent process (boot id) heartbeated less than this long ago, and has not
+   * released it, refuses the heartbeats of another boot. Three heartbeat periods (2 s): a holder that misses
+   * one or two heartbeats keeps its node; an agent killed and restarted at once takes over within 6 s of its
+   * predecessor's last heartbeat (at once after a clean stop, which releases the node).
+   */
+  static final double HOLD_SECONDS = 6;
   private final Pool pool;
   private final SelfFormingBatches<Heartbeat, NodeStore.HeartbeatOutcome> batches =
       new SelfFormingBatches<>(Heartbeat::nodeId, MAX_BATCH, this::writeAll);
@@ -52,10 +60,9 @@ final class HeartbeatWriter {
    */
   private Future<List<Future<NodeStore.HeartbeatOutcome>>> writeAll(List<Heartbeat> beats) {
     Future<List<Future<Boolean>>> applied = write(beats)
-        .<List<Future<Boolean>>>map(ids -> beats.stream().map(beat -> Future.succeededFuture(ids.contains(id(beat))))
-            .toList())
+        .<List<Future<Boolean>>>map(written -> beats.stream().map(written::answer).toList())
         .recover(failure -> Future.succeededFuture(beats.size() == 1 ? List.of(Future.failedFuture(refusal(failure)))
-            : beats.stream().map(beat -> write(List.of(beat)).map(ids -> ids.contains(id(beat)))
+            : beats.stream().map(beat -> write(List.of(beat)).compose(written -> written.answer(beat))
                 .recover(alone -> Future.failedFuture(refusal(alone)))).toList()));
     return applied.compose(each -> Future.join(each).transform(ignored -> {
       List<Heartbeat> fresh = new ArrayList<>();
@@ -110,23 +117,50 @@ final class HeartbeatWriter {
     });
   }
 
-  /** One transaction for the batch; answers the ids of the nodes whose heartbeat was applied. */
-  private Future<Set<String>> write(List<Heartbeat> beats) {
-    Tuple nodes = nodeColumns(beats);
+  /**
+   * What one transaction made of its heartbeats: the nodes whose heartbeat was applied, and the nodes whose
+   * heartbeat was refused because another agent process holds them (the rest were not newer).
+   */
+  private record Written(Set<String> applied, Map<String, NodeHeldException> held) {
+    Future<Boolean> answer(Heartbeat beat) {
+      NodeHeldException refused = held.get(id(beat));
+      return refused != null ? Future.failedFuture(refused) : Future.succeededFuture(applied.contains(id(beat)));
+    }
+  }
+
+  /**
+   * One transaction for the batch. The upsert decides, in its own condition, which heartbeats are applied and
+   * which are refused as held; the rows it did not update stay locked until the commit, so the read of the
+   * holders that follows sees the row versions the upsert decided on.
+   */
+  private Future<Written> write(List<Heartbeat> beats) {
+    Tuple nodes = nodeColumns(beats).addDouble(HOLD_SECONDS);
     return pool.withTransaction(conn -> conn.query(Sql.ASYNC_COMMIT).execute()
         .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEATS).execute(nodes))
         .compose(rows -> {
           Set<String> applied = new HashSet<>();
           rows.forEach(row -> applied.add(row.getString(0)));
           List<Heartbeat> fresh = beats.stream().filter(beat -> applied.contains(beat.nodeId())).toList();
+          List<Heartbeat> unapplied = beats.stream().filter(beat -> !applied.contains(beat.nodeId())).toList();
+          Future<Map<String, NodeHeldException>> held = unapplied.isEmpty() ? Future.succeededFuture(Map.of())
+              : conn.preparedQuery(Sql.HELD_NODES).execute(Tuple.tuple()
+                  .addArrayOfString(unapplied.stream().map(Heartbeat::nodeId).toArray(String[]::new))
+                  .addArrayOfString(unapplied.stream().map(Heartbeat::bootId).toArray(String[]::new))
+                  .addDouble(HOLD_SECONDS))
+                  .map(holders -> {
+                    Map<String, NodeHeldException> refused = new HashMap<>();
+                    holders.forEach(row -> refused.put(row.getString("id"), new NodeHeldException(row.getString("id"),
+                        row.getOffsetDateTime("held_since"), row.getDouble("silent_seconds"), HOLD_SECONDS)));
+                    return refused;
+                  });
           if (fresh.isEmpty()) {
-            return Future.succeededFuture(applied);
+            return held.map(refused -> new Written(applied, refused));
           }
-          return conn.preparedQuery(Sql.UPSERT_CARDS).execute(cardColumns(fresh))
+          return held.compose(refused -> conn.preparedQuery(Sql.UPSERT_CARDS).execute(cardColumns(fresh))
               .compose(v -> conn.preparedQuery(Sql.DELETE_CARDS_BEYOND).execute(Tuple.tuple()
                   .addArrayOfString(fresh.stream().map(Heartbeat::nodeId).toArray(String[]::new))
                   .addArrayOfInteger(fresh.stream().map(beat -> beat.cards().size()).toArray(Integer[]::new))))
-              .map(applied);
+              .map(new Written(applied, refused)));
         }));
   }
 

@@ -52,9 +52,24 @@ public final class NodeStore {
   public record HeartbeatOutcome(boolean applied, List<UUID> lostTasks) {
   }
 
-  /** {@link #applyHeartbeat}, answering the tasks a restarted agent lost too. */
+  /**
+   * {@link #applyHeartbeat}, answering the tasks a restarted agent lost too. A heartbeat of another agent process
+   * (boot id) while the node is held by a live one fails with {@link NodeHeldException}, nothing written: the
+   * node's holder is the boot whose heartbeats are applied, for as long as its last heartbeat is younger than the
+   * hold window (6 s) and it has not {@link #release released} the node. PostgreSQL decides, in the heartbeat's
+   * own upsert.
+   */
   public Future<HeartbeatOutcome> heartbeat(Heartbeat heartbeat) {
     return heartbeats.submit(heartbeat);
+  }
+
+  /**
+   * The agent process {@code bootId} lets go of node {@code nodeId} (a clean shutdown), so another boot's next
+   * heartbeat takes the node over at once. Answers whether {@code bootId} is the node's holder (only then is
+   * anything written); repeating a release changes nothing more.
+   */
+  public Future<Boolean> release(String nodeId, String bootId) {
+    return pool.preparedQuery(Sql.RELEASE_NODE).execute(Tuple.of(nodeId, bootId)).map(rows -> rows.size() == 1);
   }
 
   /** A node whose real-time ledger disagreed with the heartbeat ledger, and the value it was corrected to. */

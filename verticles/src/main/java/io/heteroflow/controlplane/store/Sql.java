@@ -232,7 +232,22 @@ final class Sql {
 
   /** Heartbeats only: soft state, so their transaction does not wait for the WAL flush. */
   static final String ASYNC_COMMIT = "SET LOCAL synchronous_commit TO OFF";
-  /** A batch of heartbeats (HeartbeatWriter), one per node; a node's row changes only for a newer heartbeat. */
+  /**
+   * Whether node row {@code node} is held against boot {@code boot} (V18): another agent boot holds it, has not
+   * released it, and heartbeated less than {@code window} seconds ago (database clock).
+   */
+  private static String heldAgainst(String node, String boot, String window) {
+    return "(" + node + ".boot_id IS NOT NULL AND " + node + ".boot_id IS DISTINCT FROM " + boot + " AND " + node
+        + ".released_at IS NULL AND coalesce(" + node + ".last_heartbeat_at > now() - make_interval(secs => "
+        + window + "), false))";
+  }
+
+  /**
+   * A batch of heartbeats (HeartbeatWriter), one per node; a node's row changes only for a newer heartbeat, and
+   * never for a heartbeat of another boot while the node is held ($18: the hold window in seconds). A row not
+   * updated is still locked by the statement, so {@link #HELD_NODES} in the same transaction reads the very row
+   * version this decision was made on.
+   */
   static final String UPSERT_NODE_HEARTBEATS = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
       + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, public_ips, boot_id,"
       + " heartbeat_seq, last_heartbeat_at, region, zone, rack, dedicated_tenant, boot_seen_at)"
@@ -251,13 +266,26 @@ final class Sql {
       + " internal_ips = EXCLUDED.internal_ips, public_ips = EXCLUDED.public_ips, boot_id = EXCLUDED.boot_id,"
       + " heartbeat_seq = EXCLUDED.heartbeat_seq,"
       + " boot_seen_at = CASE WHEN nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id THEN now() ELSE nodes.boot_seen_at END,"
+      + " released_at = CASE WHEN nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id THEN NULL ELSE nodes.released_at END,"
       + " last_heartbeat_at = now(), region = COALESCE(nodes.region, EXCLUDED.region),"
       + " zone = COALESCE(nodes.zone, EXCLUDED.zone), rack = COALESCE(nodes.rack, EXCLUDED.rack),"
       + " dedicated_tenant = CASE WHEN nodes.dedicated_by_admin THEN nodes.dedicated_tenant"
       + " ELSE COALESCE(nodes.dedicated_tenant, EXCLUDED.dedicated_tenant) END,"
       + " version = nodes.version + 1"
-      + " WHERE nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id OR nodes.heartbeat_seq < EXCLUDED.heartbeat_seq"
+      + " WHERE (nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id OR nodes.heartbeat_seq < EXCLUDED.heartbeat_seq)"
+      + " AND NOT " + heldAgainst("nodes", "EXCLUDED.boot_id", "$18")
       + " RETURNING id";
+  /**
+   * Of the heartbeats not applied ($1 node ids, $2 their boot ids), those refused because another boot holds the
+   * node ($3: the hold window in seconds): since when it is held and how long ago its holder last heartbeated.
+   */
+  static final String HELD_NODES = "SELECT n.id, coalesce(n.boot_seen_at, n.last_heartbeat_at) AS held_since,"
+      + " extract(epoch FROM now() - n.last_heartbeat_at)::float8 AS silent_seconds"
+      + " FROM unnest($1::text[], $2::text[]) AS h(id, boot) JOIN nodes n ON n.id = h.id"
+      + " WHERE " + heldAgainst("n", "h.boot", "$3");
+  /** The holder ($2, its boot id) of node $1 lets go (idempotent); answers a row only when it is the holder. */
+  static final String RELEASE_NODE = "UPDATE nodes SET released_at = coalesce(released_at, now())"
+      + " WHERE id = $1 AND boot_id = $2 RETURNING id";
   /** A card row is rewritten only when the heartbeat changed it (no dead tuple, no WAL for an idle card). */
   static final String UPSERT_CARDS = "INSERT INTO cards (node_id, gpu_index, uuid, model, memory_total_mb,"
       + " memory_used_mb, utilization_percent, temperature_c, numa_node) SELECT * FROM unnest($1::text[],"

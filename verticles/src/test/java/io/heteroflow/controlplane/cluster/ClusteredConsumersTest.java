@@ -82,7 +82,8 @@ class ClusteredConsumersTest {
     ControlPlaneMetrics metrics = new ControlPlaneMetrics(registry);
     Map<Supplier<Deployable>, List<String>> verticles = new LinkedHashMap<>();
     verticles.put(() -> new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics, 15, 60_000),
-        List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.TASK_CLAIM, BusAddresses.TASK_REPORT));
+        List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.NODE_RELEASE, BusAddresses.TASK_CLAIM,
+            BusAddresses.TASK_REPORT));
     verticles.put(() -> new BindVerticle(stores.batchBinds(), metrics), List.of(BusAddresses.SCHEDULER_BIND));
     verticles.put(() -> new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(), stores.queues(),
                     stores.plans(), SchedulerConfig.defaults().queueing(), stores.plugins(),
@@ -98,8 +99,8 @@ class ClusteredConsumersTest {
     // the whole control plane: once deploy has completed
     ControlPlane.deploy(controlPlane, database, ControlPlane.Options.defaults(0, "token", SchedulerConfig.defaults())
         .withHttp("127.0.0.1", 0), registry).await(AWAIT.toMillis(), TimeUnit.MILLISECONDS);
-    for (String address : List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.TASK_CLAIM, BusAddresses.TASK_REPORT,
-        BusAddresses.SCHEDULER_BIND, BusAddresses.SCHEDULER_KICK)) {
+    for (String address : List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.NODE_RELEASE, BusAddresses.TASK_CLAIM,
+        BusAddresses.TASK_REPORT, BusAddresses.SCHEDULER_BIND, BusAddresses.SCHEDULER_KICK)) {
       assertAnswered(agentSide, address);
     }
 

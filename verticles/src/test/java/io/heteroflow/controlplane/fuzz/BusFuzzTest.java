@@ -43,6 +43,7 @@ class BusFuzzTest {
           + "\"gpu_vendor\":\"nvidia\",\"cpu_cores\":8,\"memory_total_gb\":64,\"active_tasks\":[],"
           + "\"internal_ips\":[\"127.0.0.1\"],\"labels\":{\"zone\":\"a\"},"
           + "\"cards\":[{\"index\":0,\"model\":\"A100\",\"memory_total_mb\":81920}]}",
+      BusAddresses.NODE_RELEASE, "{\"v\":1,\"node_id\":\"" + NODE + "\",\"boot_id\":\"b\"}",
       BusAddresses.TASK_CLAIM, "{\"v\":1,\"task_id\":\"" + TASK + "\",\"node_id\":\"" + NODE + "\",\"retry\":false}",
       BusAddresses.TASK_REPORT, "{\"v\":1,\"task_id\":\"" + TASK + "\",\"node_id\":\"" + NODE + "\","
           + "\"outcome\":\"failed\",\"exit_code\":1,\"attempt\":0}",

@@ -60,7 +60,7 @@ class BusHandlersTest {
     String bind = BusAddresses.SCHEDULER_BIND;
     String fence = "\"fence\": {\"member\": \"m\", \"term\": 1}";
     return Stream.of(
-        wrongBodies(heartbeat), wrongBodies(claim), wrongBodies(report), wrongBodies(bind),
+        wrongBodies(heartbeat), wrongBodies(BusAddresses.NODE_RELEASE), wrongBodies(claim), wrongBodies(report), wrongBodies(bind),
         wrongBodies(BusAddresses.SCHEDULER_KICK), wrongBodies(BusAddresses.LEADERSHIP_CHANGED), wrongBodies(BusAddresses.agentRun(AGENT)),
         wrongBodies(BusAddresses.agentStop(AGENT)), wrongBodies(BusAddresses.agentLogs(AGENT)),
         Stream.of(
@@ -97,6 +97,16 @@ class BusHandlersTest {
             new Case(heartbeat, beat("topology", "nvlink=0-1;" + "x".repeat(64 * 1024)), 400, "a topology over 64 KiB"),
             new Case(heartbeat, beat("boot_id", LONG), 400, "a boot_id of 257 characters"),
             new Case(heartbeat, beat("location", new JsonObject().put("rack", LONG)), 400, "a rack of 257 characters"),
+            new Case(BusAddresses.NODE_RELEASE, json("{\"boot_id\": \"b\"}"), 400, "no node_id"),
+            new Case(BusAddresses.NODE_RELEASE, json("{\"node_id\": \"bus-n\"}"), 400, "no boot_id"),
+            new Case(BusAddresses.NODE_RELEASE, json("{\"node_id\": \"bus-n\", \"boot_id\": \"\"}"), 400,
+                "an empty boot_id"),
+            new Case(BusAddresses.NODE_RELEASE, json("{\"node_id\": \"bus-n\", \"boot_id\": 7}"), 400,
+                "a numeric boot_id"),
+            new Case(BusAddresses.NODE_RELEASE, json("{\"node_id\": \"n b\", \"boot_id\": \"b\"}"), 400,
+                "a node_id with a space"),
+            new Case(BusAddresses.NODE_RELEASE, new JsonObject().put("node_id", "bus-n").put("boot_id", LONG), 400,
+                "a boot_id of 257 characters"),
             new Case(claim, json("{\"v\": \"1\", \"task_id\": \"" + SOME_TASK + "\", \"node_id\": \"bus-n\"}"), 400,
                 "a string protocol version"),
             new Case(claim, json("{}"), 400, "no fields"),
@@ -165,6 +175,43 @@ class BusHandlersTest {
     JsonObject task = cp.awaitStatus(id, "stopped");
     String message = task.getJsonObject("reason").getString("message");
     assertTrue(message.startsWith("the agent of " + AGENT + " is not running it"), message);
+  }
+
+  private static JsonObject request(String address, JsonObject body) throws Exception {
+    return (JsonObject) await(cp.vertx.eventBus().request(address, body)).body();
+  }
+
+  private static ReplyException refused(String address, JsonObject body) {
+    return assertThrows(ReplyException.class, () -> cp.vertx.eventBus().request(address, body,
+        new DeliveryOptions().setSendTimeout(3000)).await(10, TimeUnit.SECONDS), "answered as if applied");
+  }
+
+  @Test
+  void aHeartbeatOfAnotherAgentProcessForANodeHeldByALiveAgentIsRefusedWith409NodeHeld() throws Exception {
+    ControlPlaneHarness.eventually(java.time.Duration.ofSeconds(20), "the live agent's first heartbeat",
+        () -> cp.get("/api/v1/nodes/" + AGENT).getString("id") != null);
+    ReplyException held = refused(BusAddresses.NODE_HEARTBEAT, new JsonObject().put("node_id", AGENT)
+        .put("boot_id", "another-process").put("seq", 1).put("active_tasks", new JsonArray()));
+    assertEquals(ReplyFailure.RECIPIENT_FAILURE, held.failureType(), held.getMessage());
+    assertEquals(409, held.failureCode(), held.getMessage());
+    assertTrue(held.getMessage().startsWith("node_held: node " + AGENT + " is held by another live agent process"
+        + " since "), held.getMessage());
+    assertEquals(false, request(BusAddresses.NODE_RELEASE, new JsonObject().put("node_id", AGENT)
+        .put("boot_id", "another-process")).getBoolean("released"), "only the holder releases its node");
+  }
+
+  @Test
+  void aReleaseByTheHolderLetsAnotherAgentProcessTakeTheNodeOverAtOnce() throws Exception {
+    JsonObject first = new JsonObject().put("node_id", "bus-release").put("boot_id", "first").put("seq", 1)
+        .put("active_tasks", new JsonArray());
+    JsonObject second = first.copy().put("boot_id", "second");
+    assertEquals(true, request(BusAddresses.NODE_HEARTBEAT, first).getBoolean("applied"));
+    assertEquals(409, refused(BusAddresses.NODE_HEARTBEAT, second).failureCode());
+    JsonObject release = new JsonObject().put("v", 1).put("node_id", "bus-release").put("boot_id", "first");
+    assertEquals(true, request(BusAddresses.NODE_RELEASE, release).getBoolean("released"));
+    assertEquals(true, request(BusAddresses.NODE_HEARTBEAT, second).getBoolean("applied"), "taken over at once");
+    assertEquals(409, refused(BusAddresses.NODE_HEARTBEAT, first.copy().put("seq", 2)).failureCode(),
+        "the released process does not come back while the new one lives");
   }
 
   @Test

@@ -46,6 +46,8 @@ class NodeAdminStoreTest {
     assertTrue(version("co-1") > before, "the scheduler's snapshot must see the cordon");
     assertTrue(node("co-1").info().cordoned());
     assertTrue(node("co-1").toJson().getBoolean("cordoned"));
+    // a restarted agent (its predecessor silent past the hold window) heartbeats with a new boot id
+    store.query("UPDATE nodes SET last_heartbeat_at = now() - interval '1 minute' WHERE id = 'co-1'");
     assertTrue(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("co-1", 2, null).put("boot_id", "b2")))));
     assertTrue(node("co-1").info().cordoned(), "a heartbeat never uncordons");
 

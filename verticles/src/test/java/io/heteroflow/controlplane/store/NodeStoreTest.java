@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.testsupport.StoreFixture;
+import java.time.OffsetDateTime;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -16,7 +17,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Heartbeats applied idempotently, liveness by receipt time, and no mass eviction when everything goes quiet. */
+/**
+ * Heartbeats applied idempotently, liveness by receipt time, no mass eviction when everything goes quiet, and one
+ * live agent process (boot id) holding each node.
+ */
 class NodeStoreTest {
   @RegisterExtension
   static final StoreFixture store = new StoreFixture(4);
@@ -45,6 +49,7 @@ class NodeStoreTest {
     assertFalse(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("hb-1", "boot-a", 4, 99)))), "late heartbeat ignored");
     assertFalse(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("hb-1", "boot-a", 5, 99)))), "duplicate ignored");
     assertEquals(10.0, await(store.nodes.get("hb-1")).orElseThrow().info().cpuPercent());
+    silence("hb-1", 7);
     assertTrue(await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("hb-1", "boot-b", 1, 20)))), "a restarted agent starts over");
     assertEquals(20.0, await(store.nodes.get("hb-1")).orElseThrow().info().cpuPercent());
   }
@@ -124,5 +129,106 @@ class NodeStoreTest {
     assertEquals("offline", await(store.nodes.get("live-2")).orElseThrow().info().status());
     await(store.nodes.applyHeartbeat(Heartbeat.fromJson(beat("live-2", "b", 2, 1))));
     assertEquals("online", await(store.nodes.get("live-2")).orElseThrow().info().status(), "back with its next heartbeat");
+  }
+
+  /** The node's last heartbeat {@code seconds} ago, as if its agent process had gone silent since. */
+  private static void silence(String node, int seconds) throws Exception {
+    store.query("UPDATE nodes SET last_heartbeat_at = now() - make_interval(secs => $2) WHERE id = $1", node,
+        (double) seconds);
+  }
+
+  private static String bootOf(String node) throws Exception {
+    return store.query("SELECT boot_id FROM nodes WHERE id = $1", node).iterator().next().getString(0);
+  }
+
+  private static NodeHeldException refusedAsHeld(Future<Boolean> answer) throws Exception {
+    await(answer.otherwiseEmpty());
+    assertTrue(answer.failed(), "refused while another agent process holds the node, got " + answer.result());
+    assertTrue(answer.cause() instanceof NodeHeldException, "refused as held: " + answer.cause());
+    return (NodeHeldException) answer.cause();
+  }
+
+  private static Future<Boolean> heartbeat(String node, String boot, long seq, double cpu) {
+    return store.nodes.applyHeartbeat(Heartbeat.fromJson(beat(node, boot, seq, cpu)));
+  }
+
+  @Test
+  void aNodeHeldByALiveAgentProcessRefusesAnotherBootAndNamesTheNodeAndSinceWhen() throws Exception {
+    assertTrue(await(heartbeat("held-1", "boot-a", 1, 10)));
+    OffsetDateTime since = store.query("SELECT boot_seen_at FROM nodes WHERE id = 'held-1'").iterator().next()
+        .getOffsetDateTime(0);
+    assertTrue(await(heartbeat("held-1", "boot-a", 2, 11)));
+    NodeHeldException held = refusedAsHeld(heartbeat("held-1", "boot-b", 1, 99));
+    assertTrue(held.getMessage().startsWith("node_held: node held-1 is held by another live agent process since "
+        + since.toInstant()), held.getMessage());
+    assertFalse(held.getMessage().contains("boot-a"), "the holder's boot id is not told: " + held.getMessage());
+    assertEquals(since.toInstant(), held.heldSince().toInstant());
+    assertEquals("boot-a", bootOf("held-1"));
+    assertEquals(11.0, await(store.nodes.get("held-1")).orElseThrow().info().cpuPercent(), "nothing written");
+    silence("held-1", 4);
+    refusedAsHeld(heartbeat("held-1", "boot-b", 2, 99)); // a holder that missed a heartbeat keeps its node
+    assertTrue(await(heartbeat("held-1", "boot-a", 3, 12)), "the holder keeps heartbeating");
+    assertFalse(await(store.nodes.release("held-1", "boot-b")), "only the holder may release the node");
+    refusedAsHeld(heartbeat("held-1", "boot-b", 3, 99));
+  }
+
+  @Test
+  void anotherBootTakesTheNodeOverOnceTheHolderIsSilentPastTheWindowAndTheOldOneIsThenRefused() throws Exception {
+    assertTrue(await(heartbeat("held-2", "boot-a", 1, 10)));
+    refusedAsHeld(heartbeat("held-2", "boot-b", 1, 20));
+    silence("held-2", 7);
+    assertTrue(await(heartbeat("held-2", "boot-b", 2, 20)), "the holder went silent past the 6 s window");
+    assertEquals("boot-b", bootOf("held-2"));
+    assertEquals(20.0, await(store.nodes.get("held-2")).orElseThrow().info().cpuPercent());
+    NodeHeldException held = refusedAsHeld(heartbeat("held-2", "boot-a", 2, 10));
+    assertTrue(held.getMessage().contains("node held-2"), held.getMessage());
+  }
+
+  @Test
+  void aReleasedNodeIsTakenOverAtOnceAndALateHeartbeatOfTheReleasedBootNeverHoldsItAgain() throws Exception {
+    assertTrue(await(heartbeat("held-3", "boot-a", 1, 10)));
+    assertTrue(await(store.nodes.release("held-3", "boot-a")));
+    assertTrue(await(store.nodes.release("held-3", "boot-a")), "a repeated release answers the same");
+    assertTrue(await(heartbeat("held-3", "boot-a", 2, 11)), "a heartbeat in flight at the stop is still applied");
+    assertTrue(await(heartbeat("held-3", "boot-b", 1, 20)), "released: the replacement takes over at once");
+    assertEquals("boot-b", bootOf("held-3"));
+    refusedAsHeld(heartbeat("held-3", "boot-a", 3, 10));
+    refusedAsHeld(heartbeat("held-3", "boot-c", 1, 30)); // the new holder's hold is a hold of its own
+    assertFalse(await(store.nodes.release("no-such-node", "boot-a")));
+  }
+
+  @Test
+  void aBatchMixingHeldRefusalsWithAppliedAndStaleHeartbeatsGivesEachItsOwnAnswer() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      assertTrue(await(heartbeat("mix-" + i, "boot-a", 5, i)));
+    }
+    Future<Boolean> first = heartbeat("mix-first", "boot-a", 1, 0); // the others queue behind it: one batch
+    List<Future<Boolean>> held = new ArrayList<>();
+    List<Future<Boolean>> newer = new ArrayList<>();
+    List<Future<Boolean>> stale = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      switch (i % 3) {
+        case 0 -> held.add(heartbeat("mix-" + i, "boot-b", 1, 100 + i));
+        case 1 -> newer.add(heartbeat("mix-" + i, "boot-a", 6, 200 + i));
+        default -> stale.add(heartbeat("mix-" + i, "boot-a", 5, 300 + i));
+      }
+    }
+    Future<Boolean> fresh = heartbeat("mix-new", "boot-b", 1, 1);
+    assertTrue(await(first));
+    for (Future<Boolean> answer : held) {
+      refusedAsHeld(answer);
+    }
+    for (Future<Boolean> answer : newer) {
+      assertTrue(await(answer), "a newer heartbeat of the holder is applied beside the refused ones");
+    }
+    for (Future<Boolean> answer : stale) {
+      assertFalse(await(answer), "a repeated heartbeat of the holder is not newer: not applied, not refused");
+    }
+    assertTrue(await(fresh), "a node nobody holds yet");
+    for (int i = 0; i < 20; i++) {
+      double expected = i % 3 == 1 ? 200 + i : i;
+      assertEquals(expected, await(store.nodes.get("mix-" + i)).orElseThrow().info().cpuPercent(), "mix-" + i);
+      assertEquals("boot-a", bootOf("mix-" + i));
+    }
   }
 }
