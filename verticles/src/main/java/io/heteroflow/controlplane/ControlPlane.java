@@ -30,6 +30,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxBuilder;
 import io.vertx.core.VertxOptions;
 import io.vertx.micrometer.Label;
+import io.vertx.micrometer.Match;
+import io.vertx.micrometer.MatchType;
+import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.VertxPrometheusOptions;
@@ -135,7 +138,10 @@ public final class ControlPlane {
   public static VertxBuilder vertxBuilder(PrometheusMeterRegistry registry, VertxOptions options) {
     MicrometerMetricsOptions metrics = new MicrometerMetricsOptions().setEnabled(true)
         .setPrometheusOptions(new VertxPrometheusOptions().setEnabled(true))
-        .setLabels(EnumSet.of(Label.EB_ADDRESS, Label.HTTP_METHOD, Label.HTTP_CODE, Label.HTTP_ROUTE));
+        .setLabels(EnumSet.of(Label.EB_ADDRESS, Label.HTTP_METHOD, Label.HTTP_CODE, Label.HTTP_ROUTE))
+        // one series for every agent's run, stop and logs address, not one per node (thousands)
+        .addLabelMatch(new Match().setDomain(MetricsDomain.EVENT_BUS).setLabel(Label.EB_ADDRESS.toString())
+            .setType(MatchType.REGEX).setValue("heteroflow\\.agent\\..+").setAlias("heteroflow.agent.NODE"));
     return Vertx.builder().with(options.setMetricsOptions(metrics))
         .withMetrics(new MicrometerMetricsFactory(registry));
   }

@@ -28,7 +28,9 @@ import java.util.logging.Logger;
  *   <li>a certificate without an agent identity is refused on its first frame and the connection closed.</li>
  * </ul>
  * Every refusal is counted ({@code heteroflow_agent_bridge_refusals_total} by reason) and logged, the first of each
- * connection at WARNING. The client's own headers are dropped, so it cannot set the bus's timeout or codec.
+ * connection at WARNING. The client's own headers are dropped, so it cannot set the bus's timeout or codec; its requests
+ * are delivered to this member's own consumers ({@code localOnly}: every control plane runs the registry), so a
+ * heartbeat never takes a second hop to another member.
  * A reply to a request the control plane sent the agent (its logs) goes to a reply address the bridge keeps per
  * connection: only the connection that received the request can answer it. Runs on the bridge's event loop only.
  */
@@ -74,7 +76,8 @@ final class AgentBridgeGuard implements Handler<BridgeEvent> {
   }
 
   private void send(BridgeEvent event, String node, JsonObject frame, String address) {
-    frame.remove("headers");
+    // the client's headers never reach the bus; its requests go to this member's own registry (no second hop)
+    frame.put("headers", new JsonObject().put("localOnly", INBOUND.contains(address)));
     if (INBOUND.contains(address) && frame.getValue("body") instanceof JsonObject body
         && body.getValue("node_id") instanceof String claimed && !claimed.equals(node)) {
       String message = "node_id: this connection is agent " + node + " (its certificate), not " + claimed;
