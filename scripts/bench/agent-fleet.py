@@ -13,7 +13,9 @@ JVM, then measures, with /proc and psql:
   * throughput: --tasks one-card `sleep 1` tasks submitted at once, claimed and run by the agents; tasks/s from the first
     submit to the last success;
   * failover: kill -9 of the control plane with more agents; seconds until the survivor holds all N connections and
-    all N nodes are online, and the most nodes not online at any sample (every 0.5 s for 30 s after).
+    all N nodes are online, and the fewest nodes online at any sample (every 0.5 s for 30 s after);
+  * storm: kill -9 of the whole fleet JVM and a new one started at once (every agent restarting together): seconds
+    until all N are connected and online again, the fewest online meanwhile, and /health/ready probes that failed.
 Prints and writes one JSON object. Needs python3, psql and a JDK; nothing else.
 """
 import argparse
@@ -196,6 +198,9 @@ class Bench:
         self.result["throughput"] = self.throughput(bases[0])
         print(json.dumps(self.result["throughput"]), flush=True)
         self.result["failover"] = self.failover(servers, bases)
+        print(json.dumps(self.result["failover"]), flush=True)
+        survivor = [b for b, s in zip(bases, servers) if s.poll() is None][0]
+        self.result["storm"] = self.storm(fleet, survivor, fleet_file, bridges, certs)
         return self.result
 
     def window(self, pids, seconds):
@@ -245,6 +250,29 @@ class Bench:
         return {"killed_connections": counts[victim], "all_reconnected_seconds": reconnected,
                 "all_online_seconds": back, "least_online": least_online,
                 "nodes_marked_offline": int(self.sql("SELECT count(*) FROM nodes WHERE status <> 'online'") or 0)}
+
+    def storm(self, fleet, survivor, fleet_file, bridges, certs):
+        """The whole fleet killed with -9 and started again at once: every agent restarts together."""
+        fleet.send_signal(signal.SIGKILL)
+        fleet.wait()
+        started = time.time()
+        self.java("fleet-again", "agent", "--simulate-fleet", fleet_file, "--count", str(self.args.count),
+                  "--control-plane", ",".join(bridges), "--certs-dir", certs, heap="3g")
+        connected, least_online, ready_failures, samples = None, self.args.count, 0, 0
+        while time.time() - started < 600:
+            least_online = min(least_online, self.online())
+            samples += 1
+            try:
+                urllib.request.urlopen(survivor + "/health/ready", timeout=5).read()
+            except OSError:
+                ready_failures += 1
+            if metric(survivor, "heteroflow_agent_bridge_connections ") >= self.args.count \
+                    and self.online() == self.args.count:
+                connected = round(time.time() - started, 1)
+                break
+            time.sleep(1)
+        return {"all_reconnected_and_online_seconds": connected, "least_online": least_online,
+                "ready_probe_failures": ready_failures, "ready_probes": samples}
 
     def close(self):
         for proc in reversed(self.procs):
