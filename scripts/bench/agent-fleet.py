@@ -8,8 +8,9 @@ bridge on loopback, certificates from `heteroflow certs`) and one `agent --simul
 JVM, then measures, with /proc and psql:
   * idle: each control plane's CPU and RSS before any agent connects (the baseline);
   * fleet: the time until all N nodes are online; then over a 60 s window of steady heartbeats (every 2 s) each control
-    plane's CPU (% of one core) and RSS, less the baseline; the heartbeat write time p50/p99 over the window (registry
-    receipt -> commit in PostgreSQL, from heteroflow_heartbeat_write); PostgreSQL's and the fleet JVM's CPU;
+    plane's CPU (% of one core) and RSS, less the baseline; the heartbeats written per second (N/2 expected) and their
+    write time p50/p99 over the window (registry receipt -> commit in PostgreSQL, from heteroflow_heartbeat_write);
+    PostgreSQL's and the fleet JVM's CPU; each control plane's live heap after a full GC (jcmd GC.heap_info);
   * throughput: --tasks one-card `sleep 1` tasks submitted at once, claimed and run by the agents; tasks/s from the first
     submit to the last success;
   * failover: kill -9 of the control plane with more agents; seconds until the survivor holds all N connections and
@@ -53,6 +54,14 @@ def rss_mb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def live_heap_mb(pid):
+    """The Java heap in use right after a full GC (jcmd GC.run, then GC.heap_info)."""
+    subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True)
+    info = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True).stdout
+    m = re.search(r"used (\d+)K", info)
+    return round(int(m.group(1)) / 1024, 1) if m else None
 
 
 def postgres_pids(data_dir):
@@ -166,6 +175,7 @@ class Bench:
             self.wait_log(member, "Agent bridge: ", 180)
         time.sleep(10)
         idle = self.window([s.pid for s in servers], 20)
+        idle["live_heap_mb"] = [live_heap_mb(s.pid) for s in servers]
         self.result["idle"] = idle
 
         fleet_file = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "conf", "fleet-dev.yaml")
@@ -179,13 +189,19 @@ class Bench:
         self.result["all_online_seconds"] = round(time.time() - started, 1)
         time.sleep(20)
         before = [buckets(b) for b in bases]
+        written_before = sum(metric(b, "heteroflow_heartbeat_write_seconds_count") for b in bases)
         pg_before, fleet_before = total_cpu(postgres_pids(self.pg_data)), cpu_seconds(fleet.pid)
         steady = self.window([s.pid for s in servers], 60)
         after = [buckets(b) for b in bases]
+        written = sum(metric(b, "heteroflow_heartbeat_write_seconds_count") for b in bases) - written_before
         merged_before = {e: sum(b.get(e, 0) for b in before) for e in after[0]}
         merged_after = {e: sum(a.get(e, 0) for a in after) for e in after[0]}
         steady["heartbeat_write_p50_s"] = quantile(merged_before, merged_after, 0.5)
         steady["heartbeat_write_p99_s"] = quantile(merged_before, merged_after, 0.99)
+        steady["live_heap_mb"] = [live_heap_mb(s.pid) for s in servers]
+        steady["fleet_extra_live_heap_mb"] = round(sum(steady["live_heap_mb"]) - sum(idle["live_heap_mb"]), 1)
+        steady["heartbeats_per_s"] = round(written / 60, 1)
+        steady["heartbeats_per_s_expected"] = self.args.count / 2
         steady["postgres_cpu_percent"] = round(100 * (total_cpu(postgres_pids(self.pg_data)) - pg_before) / 60, 1)
         steady["fleet_jvm_cpu_percent"] = round(100 * (cpu_seconds(fleet.pid) - fleet_before) / 60, 1)
         steady["connections"] = [metric(b, "heteroflow_agent_bridge_connections ") for b in bases]

@@ -205,7 +205,10 @@ public final class ControlPlane {
                 vertx.deployVerticle(new AutoscalerVerticle(stores.services(), leadership, metrics,
                     options.services())))))
             .compose(all -> agentBridge == null ? Future.succeededFuture() : vertx.deployVerticle(agentBridge))
-            .compose(bridged -> vertx.deployVerticle(new LeadershipVerticle(leadership, stores.leaders(), hostName(),
+            // the lease's own connection: its renewal every half second never waits behind heartbeat batches for a
+            // connection of the shared pool (at 5,000 agents it did, and the leader lost its 2 s lease)
+            .compose(bridged -> vertx.deployVerticle(new LeadershipVerticle(leadership,
+                new io.heteroflow.controlplane.store.LeaderStore(database.open(vertx, 1)), hostName(),
                 api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
             .map(leader -> {
               api.serve(new ApiRouter(options.adminToken(), config, stores, leadership, plugins, metrics, registry,

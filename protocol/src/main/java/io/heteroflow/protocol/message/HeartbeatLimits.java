@@ -25,6 +25,10 @@ final class HeartbeatLimits {
     if (heartbeat.gpuVendor() != null && GpuVendor.fromId(heartbeat.gpuVendor()).isEmpty()) {
       throw beat.bad("gpu_vendor", "a known vendor (nvidia, ascend, ...) is required, got " + clip(heartbeat.gpuVendor()));
     }
+    if (heartbeat.gpuVendor() == null && !heartbeat.cards().isEmpty()) {
+      // a vendorless node with cards would pass every gpu_type filter
+      throw beat.bad("gpu_vendor", "the vendor of the cards is required when cards are reported");
+    }
     bounded(beat, "boot_id", heartbeat.bootId());
     bounded(beat, "dedicated_tenant", heartbeat.dedicatedTenant());
     bounded(beat, "location.region", heartbeat.location().region());

@@ -99,10 +99,8 @@ public final class NodeRegistryVerticle extends VerticleBase {
             ? FailureCode.CONFLICT.refusal(e.getMessage()) : e)) // another agent process holds the node: no work
         .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
             .compose(v -> {
-              Future<List<TaskRecord>> assigned = tasks.tasksForAgent(nodeId);
-              Future<List<UUID>> orphans = tasks.notActiveOn(nodeId, beat.activeTasks());
-              return Future.all(assigned, orphans)
-                  .map(read -> reconciliation(outcome.applied(), assigned.result(), orphans.result()));
+              return tasks.forAgent(nodeId, beat.activeTasks())
+                  .map(view -> reconciliation(outcome.applied(), view.assigned(), view.orphans()));
             }));
   }
 
@@ -131,20 +129,26 @@ public final class NodeRegistryVerticle extends VerticleBase {
   }
 
   /**
-   * Fails the running tasks the restarted agent of {@code nodeId} has not reported in two heartbeats, through
-   * the same CAS and release as a report; a failed settlement is repeated by the next heartbeat.
+   * Fails the running tasks the agent of {@code nodeId} has not reported in two heartbeats, through the same CAS and
+   * release as a report: {@code AgentRestarted} when they started before its current boot, {@code NotRunningOnAgent}
+   * when this agent process forgot them (it gave up a claim whose answers were lost); a failed settlement is repeated
+   * by the next heartbeat.
    */
-  private Future<Void> settleLost(String nodeId, List<UUID> lost) {
+  private Future<Void> settleLost(String nodeId, List<NodeStore.LostTask> lost) {
     if (lost.isEmpty()) {
       return Future.succeededFuture();
     }
-    List<Future<Boolean>> settled = lost.stream().map(id -> tasks.transition(id, TaskStatus.RUNNING,
-        TaskStatus.FAILED, new TaskStore.Details(null, null, "AgentRestarted", "the agent of node " + nodeId
-            + " restarted and did not report the task in two heartbeats: its process is gone"))).toList();
+    List<Future<Boolean>> settled = lost.stream().map(task -> tasks.transition(task.id(), TaskStatus.RUNNING,
+        TaskStatus.FAILED, task.restarted()
+            ? new TaskStore.Details(null, null, "AgentRestarted", "the agent of node " + nodeId
+                + " restarted and did not report the task in two heartbeats: its process is gone")
+            : new TaskStore.Details(null, null, "NotRunningOnAgent", "the agent of node " + nodeId
+                + " did not report the task in two heartbeats: it does not run it (its start was lost, e.g. its"
+                + " claim's answers timed out)"))).toList();
     return Future.join(settled).transform(done -> {
       long count = settled.stream().filter(f -> f.succeeded() && f.result()).count();
       if (count > 0) {
-        LOG.info("node " + nodeId + ": " + count + " running task(s) lost in an agent restart settled as failed");
+        LOG.info("node " + nodeId + ": " + count + " running task(s) its agent does not run settled as failed");
         vertx.eventBus().publish(BusAddresses.SCHEDULER_KICK, Kick.because("resources freed").toJson());
       }
       settled.stream().filter(Future::failed).findFirst().ifPresent(f -> LOG.log(Level.WARNING,

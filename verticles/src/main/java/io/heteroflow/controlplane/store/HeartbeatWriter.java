@@ -74,7 +74,7 @@ final class HeartbeatWriter {
       return countMisses(fresh).map(lost -> {
         List<Future<NodeStore.HeartbeatOutcome>> outcomes = new ArrayList<>();
         for (int i = 0; i < beats.size(); i++) {
-          List<UUID> lostHere = lost.getOrDefault(id(beats.get(i)), List.of());
+          List<NodeStore.LostTask> lostHere = lost.getOrDefault(id(beats.get(i)), List.of());
           outcomes.add(each.get(i).map(won -> new NodeStore.HeartbeatOutcome(won, lostHere)));
         }
         return outcomes;
@@ -94,20 +94,21 @@ final class HeartbeatWriter {
   }
 
   /**
-   * The running tasks lost by restarted agents, per node (counted {@link #MISSES_LOST} times or more). A
+   * The running tasks their agents no longer run (lost in a restart, or forgotten), per node (counted {@link #MISSES_LOST} times or more). A
    * failed count loses nothing: it answers none and the next heartbeat counts again.
    */
-  private Future<Map<String, List<UUID>>> countMisses(List<Heartbeat> beats) {
+  private Future<Map<String, List<NodeStore.LostTask>>> countMisses(List<Heartbeat> beats) {
     if (beats.isEmpty()) {
       return Future.succeededFuture(Map.of());
     }
     Tuple params = Tuple.tuple().addArrayOfString(beats.stream().map(HeartbeatWriter::id).toArray(String[]::new))
         .addArrayOfString(beats.stream().map(beat -> new JsonArray(beat.activeTasks()).encode()).toArray(String[]::new));
-    return pool.preparedQuery(Sql.COUNT_AGENT_MISSES).execute(params).<Map<String, List<UUID>>>map(rows -> {
-      Map<String, List<UUID>> lost = new HashMap<>();
+    return pool.preparedQuery(Sql.COUNT_AGENT_MISSES).execute(params).<Map<String, List<NodeStore.LostTask>>>map(rows -> {
+      Map<String, List<NodeStore.LostTask>> lost = new HashMap<>();
       rows.forEach(row -> {
         if (row.getInteger("agent_misses") >= MISSES_LOST) {
-          lost.computeIfAbsent(row.getString("node_id"), k -> new ArrayList<>()).add(row.getUUID("id"));
+          lost.computeIfAbsent(row.getString("node_id"), k -> new ArrayList<>())
+              .add(new NodeStore.LostTask(row.getUUID("id"), Boolean.TRUE.equals(row.getBoolean("restarted"))));
         }
       });
       return lost;

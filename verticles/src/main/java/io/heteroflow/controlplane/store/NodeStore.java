@@ -49,7 +49,11 @@ public final class NodeStore {
    * A heartbeat's outcome: whether it was applied, and the running tasks its node's restarted agent has now
    * failed to report in two heartbeats in a row (lost with the old agent: for the caller to settle).
    */
-  public record HeartbeatOutcome(boolean applied, List<UUID> lostTasks) {
+  public record HeartbeatOutcome(boolean applied, List<LostTask> lostTasks) {
+  }
+
+  /** A running task its node's agent did not report in two heartbeats: lost in a restart, or forgotten by it. */
+  public record LostTask(UUID id, boolean restarted) {
   }
 
   /**

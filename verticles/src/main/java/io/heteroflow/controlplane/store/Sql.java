@@ -299,14 +299,16 @@ final class Sql {
       + " EXCLUDED.temperature_c, EXCLUDED.numa_node)";
   /**
    * After applied heartbeats ($1 node ids, $2 their active_tasks as JSON arrays): for each task running on
-   * such a node since before its agent's current boot, counts the heartbeats in a row that did not report it
-   * (a report resets the count); answers the tasks counted. A task the new boot started is never counted.
+   * such a node, counts the heartbeats in a row that did not report it (a report resets the count); answers the
+   * tasks counted, and whether each started before its agent's current boot (lost in a restart) or under it (the
+   * agent forgot it: its claim's answers were lost, say). An agent reports a task from the moment it has its run,
+   * before it claims it, so at most one heartbeat composed before the claim can miss a task it runs.
    */
   static final String COUNT_AGENT_MISSES = "UPDATE tasks t SET agent_misses = CASE WHEN b.active::jsonb ? t.id::text"
       + " THEN 0 ELSE t.agent_misses + 1 END FROM unnest($1::text[], $2::text[]) AS b(node_id, active), nodes n"
       + " WHERE t.node_id = ANY($1) AND t.node_id = b.node_id AND n.id = b.node_id AND t.status = 'running'"
-      + " AND t.started_at < n.boot_seen_at AND (t.agent_misses > 0 OR NOT b.active::jsonb ? t.id::text)"
-      + " RETURNING t.id, t.node_id, t.agent_misses";
+      + " AND (t.agent_misses > 0 OR NOT b.active::jsonb ? t.id::text)"
+      + " RETURNING t.id, t.node_id, t.agent_misses, t.started_at < n.boot_seen_at AS restarted";
   /** Cards a node no longer reports (index at or past its new count). */
   static final String DELETE_CARDS_BEYOND = "DELETE FROM cards c USING unnest($1::text[], $2::integer[])"
       + " AS x(node_id, count) WHERE c.node_id = ANY($1) AND c.node_id = x.node_id AND c.gpu_index >= x.count";
@@ -315,11 +317,13 @@ final class Sql {
       + " - make_interval(secs => $1)) AS silent FROM nodes WHERE status <> 'offline'";
   static final String MARK_SILENT_NODES_OFFLINE = "UPDATE nodes SET status = 'offline', version = version + 1"
       + " WHERE status <> 'offline' AND last_heartbeat_at < now() - make_interval(secs => $1) RETURNING id";
-  static final String TASKS_FOR_AGENT = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE node_id = $1"
+  /** The tasks of the nodes $1 their agents should run or stop (the heartbeats' reconciliation, batched). */
+  static final String TASKS_FOR_AGENTS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE node_id = ANY($1)"
       + " AND status IN ('scheduled', 'stopping', 'preempting')";
-  /** Of the task ids an agent says it runs ($2), those PostgreSQL does not have active on its node ($1). */
-  static final String NOT_ACTIVE_ON_NODE = "SELECT r.id FROM unnest($2::uuid[]) AS r(id) WHERE NOT EXISTS"
-      + " (SELECT 1 FROM tasks t WHERE t.id = r.id AND t.node_id = $1 AND t.status IN " + ACTIVE_STATES + ")";
+  /** Of the task ids agents say they run ($1, each on the node at the same place in $2), those not active there. */
+  static final String NOT_ACTIVE_ON_NODES = "SELECT r.id, r.node FROM unnest($1::uuid[], $2::text[]) AS r(id, node)"
+      + " WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.id = r.id AND t.node_id = r.node AND t.status IN "
+      + ACTIVE_STATES + ")";
 
   private static final String NODE_COLUMNS = "n.id, n.gpu_vendor, n.status, n.executable, n.dedicated_tenant, n.region,"
       + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.public_ips, n.cpu_cores, n.cpu_percent,"

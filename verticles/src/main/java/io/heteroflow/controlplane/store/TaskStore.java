@@ -27,8 +27,14 @@ public final class TaskStore {
   private final SelfFormingBatches<CreateRequest, Created> creates =
       new SelfFormingBatches<>(null, MAX_CREATE_BATCH, this::createAll);
 
+  private final AgentReconciliations reconciliations;
+
+  /** What one agent's heartbeat is answered with: its node's tasks to run or stop, and its orphans. */
+  public record AgentView(List<TaskRecord> assigned, List<UUID> orphans) {}
+
   public TaskStore(Pool pool) {
     this.pool = pool;
+    this.reconciliations = new AgentReconciliations(pool);
   }
 
   /** The outcome of a create: the task, and whether this call created it (false: an idempotent replay). */
@@ -189,22 +195,13 @@ public final class TaskStore {
     });
   }
 
-  /** The node's tasks its agent should run (scheduled) or stop (stopping, preempting). */
-  public Future<List<TaskRecord>> tasksForAgent(String nodeId) {
-    return pool.preparedQuery(Sql.TASKS_FOR_AGENT).execute(Tuple.of(nodeId)).map(TaskStore::all);
-  }
-
-  /** Of the tasks an agent reports running on {@code nodeId}, those not active there in PostgreSQL. */
-  public Future<List<UUID>> notActiveOn(String nodeId, List<String> reported) {
-    if (reported == null || reported.isEmpty()) {
-      return Future.succeededFuture(List.of());
-    }
-    UUID[] ids = reported.stream().map(UUID::fromString).toArray(UUID[]::new);
-    return pool.preparedQuery(Sql.NOT_ACTIVE_ON_NODE).execute(Tuple.tuple().addString(nodeId).addArrayOfUUID(ids)).map(rows -> {
-      List<UUID> orphans = new ArrayList<>(rows.size());
-      rows.forEach(row -> orphans.add(row.getUUID("id")));
-      return orphans;
-    });
+  /**
+   * One heartbeat's reconciliation: the node's scheduled tasks (to run) and stopping or preempting ones (to stop), and
+   * of the tasks its agent reports running those not active on the node; read together with those of the other
+   * heartbeats arriving meanwhile (two statements per batch).
+   */
+  public Future<AgentView> forAgent(String nodeId, List<String> reported) {
+    return reconciliations.read(nodeId, reported);
   }
 
   /**

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Running tasks whose process is gone hold no cards: on a node offline past the grace (NodeLost, the recovery
- * beat) or absent from two heartbeats in a row of the node's restarted agent (AgentRestarted). The test is
+ * beat), absent from two heartbeats in a row of the node's restarted agent (AgentRestarted), or of its own agent
+ * (NotRunningOnAgent: the agent does not run it). The test is
  * the agent: it sends the heartbeats and claims on the bus of a real control plane on PostgreSQL.
  */
 class LostTasksTest {
@@ -109,20 +110,34 @@ class LostTasksTest {
   }
 
   @Test
-  void onlyTasksRunningBeforeTheRestartAreCounted() throws Exception {
+  void tasksTheAgentReportsAreNeverCounted() throws Exception {
     String node = "lost-keep";
     beat(node, "boot-1", 1);
     String before = running(node, 4);
-    beat(node, "boot-1", 2);
-    beat(node, "boot-1", 3);
-    assertEquals("running", status(before), "the same agent: no restart, nothing is settled");
+    beat(node, "boot-1", 2, before);
+    beat(node, "boot-1", 3, before);
+    assertEquals("running", status(before), "reported by its agent");
     died(node);
     beat(node, "boot-2", 1, before);
     String after = running(node, 4);
-    beat(node, "boot-2", 2, before);
-    beat(node, "boot-2", 3, before);
-    assertEquals("running", status(after), "claimed under the new boot: never counted");
+    beat(node, "boot-2", 2, before, after);
+    beat(node, "boot-2", 3, before, after);
+    assertEquals("running", status(after), "claimed and reported by the new boot");
     assertEquals("running", status(before), "reported by the new agent");
+  }
+
+  @Test
+  void aRunningTaskItsOwnAgentDoesNotReportTwiceInARowFailsAsNotRunningOnAgent() throws Exception {
+    String node = "lost-forgotten";
+    beat(node, "boot-1", 1);
+    String id = running(node, 8); // claimed, but the agent never started it (it gave up the claim, say)
+    beat(node, "boot-1", 2);
+    assertEquals("running", status(id), "one heartbeat without it: it may have been built before the claim");
+    beat(node, "boot-1", 3, id);
+    beat(node, "boot-1", 4);
+    assertEquals("running", status(id), "the count restarts when the agent reports it");
+    beat(node, "boot-1", 5);
+    assertSettled(id, node, "NotRunningOnAgent");
   }
 
   @Test

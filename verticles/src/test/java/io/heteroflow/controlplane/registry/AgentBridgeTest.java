@@ -93,8 +93,9 @@ class AgentBridgeTest {
 
   private static JsonObject beat(String nodeId) {
     JsonObject beat = new JsonObject().put("node_id", nodeId).put("boot_id", UUID.randomUUID().toString())
-        .put("sequence", 1).put("vendor", "nvidia").put("cpu_cores", 8).put("memory_gb", 64)
-        .put("cards", new JsonArray().add(new JsonObject().put("index", 0).put("memory_total_mb", 16384)));
+        .put("seq", 1).put("gpu_vendor", "nvidia").put("cpu_cores", 8).put("memory_total_gb", 64.0)
+        .put("cards", new JsonArray().add(new JsonObject().put("index", 0).put("model", "T4")
+            .put("memory_total_mb", 16384)));
     Heartbeat.fromJson(beat); // well-formed: a refusal is for its node id alone
     return beat;
   }
