@@ -111,7 +111,8 @@ class AgentBridgeIT {
     });
     double reconnectSeconds = (System.nanoTime() - killed) / 1e9;
     System.out.printf("AgentBridgeIT: %.0f agents reconnected to the survivor in %.1f s%n", moved, reconnectSeconds);
-    long until = System.nanoTime() + Duration.ofSeconds(20).toNanos(); // past the 15 s offline grace of the last beat
+    // until the 15 s offline grace of the last heartbeat before the kill has passed, and one 5 s sweep after it
+    long until = killed + Duration.ofSeconds(21).toNanos();
     while (System.nanoTime() < until) {
       leastOnline.set((int) Math.min(leastOnline.get(), online(survivor)));
       Thread.sleep(500);

@@ -44,9 +44,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * One certificate authority of a HeteroFlow cluster (a P-256 key and its self-signed certificate), issuing the leaf
- * certificates its members or agents present. A cluster has two: the members' CA, trusted by the clustered event bus,
- * and the agents' CA, trusted by the agent bridge; so an agent's certificate never admits it to the member bus. A leaf
- * names its holder in the subject CN (a node id for an agent) and its role in the OU, and is good for TLS server and
+ * certificates its members and agents present. A cluster has one, trusted by the clustered event bus and the agent
+ * bridge alike: lite-member agents need their certificates on the bus. The role in the OU tells them apart where it
+ * matters (the agent bridge admits agents only; its clients use only servers with a member's). A leaf names its holder in the subject CN (a node id for an agent) and its role in the OU, and is good for TLS server and
  * client authentication both. X.509 is built by Bouncy Castle; files are PEM (PKCS#8 keys, mode 0600).
  */
 public final class CertAuthority {
