@@ -52,7 +52,8 @@ class FailoverIT {
     dbUrl = database.url();
     cluster = Map.of("HETEROFLOW_CLUSTER_NAME", "hf-failover-" + ProcessHandle.current().pid());
     JarProcess first = server();
-    server();
+    // the second member and the agent start up together, both joining the first one's cluster (its master)
+    JarProcess second = startServer();
     Path fleet = Files.createTempFile("fleet-", ".yaml");
     StringBuilder nodes = new StringBuilder("nodes:\n");
     for (int i = 1; i <= 4; i++) {
@@ -61,6 +62,7 @@ class FailoverIT {
     Files.writeString(fleet, nodes);
     agent = JarProcess.start(cluster, "agent", "--simulate", fleet.toString());
     PROCESSES.add(agent);
+    up(second);
     first.eventually(Duration.ofSeconds(90), "a leader, two members and four nodes", () -> {
       JsonObject view = json(get(base(first) + "/api/v1/cluster"));
       return view.getJsonObject("leader", new JsonObject()).getString("member_id") != null
