@@ -44,13 +44,18 @@ class AgentFlappingIT {
     Path fleet = Files.createTempFile("fleet-", ".yaml");
     Files.writeString(fleet, "nodes:\n  - { id: flap-1, vendor: nvidia, model: A100, cards: 8, cpu_cores: 64 }\n");
     JarProcess agent = agent(cluster, fleet);
+    // each round's boot below is then the one of the agent about to be killed (before, the first round read no
+    // boot yet, and every later wait for "the restarted agent" was answered by the boot of the agent killed before)
+    server.eventually(Duration.ofSeconds(60), "the agent's first heartbeat", () -> bootOf(database) != null);
     int submitted = 0;
     for (int flap = 0; flap < FLAPS; flap++) {
       String boot = bootOf(database);
       int batch = submitted;
+      // 10 s: the agent is killed as soon as one of them runs, so it still runs then (was 30 s, which the tasks
+      // started by the last agent then had to sleep out before the end)
       for (int i = 0; i < 4; i++, submitted++) {
         assertEquals(201, post(base + "/api/v1/tasks", "{\"name\":\"flap-" + submitted + "\",\"command\":[\"sleep\","
-            + "\"30\"],\"gpu_required\":2}").statusCode());
+            + "\"10\"],\"gpu_required\":2}").statusCode());
       }
       server.eventually(Duration.ofSeconds(60), "a task of this round running on the agent", () -> database.count(
           "SELECT count(*) FROM tasks WHERE status = 'running' AND substring(name from 6)::int >= " + batch) >= 1);

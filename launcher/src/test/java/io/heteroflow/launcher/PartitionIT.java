@@ -58,13 +58,15 @@ class PartitionIT {
     partition = new LoopbackPartition(List.of(HOST_A, HOST_B));
     Map<String, String> cluster = Map.of("HETEROFLOW_CLUSTER_NAME", "hf-partition-" + ProcessHandle.current().pid(),
         "HETEROFLOW_CLUSTER_MEMBERS", HOST_A + "," + HOST_B);
-    JarProcess a = server(UID_A, HOST_A, cluster, database);
-    JarProcess b = server(UID_B, HOST_B, cluster, database);
+    JarProcess a = up(startServer(UID_A, HOST_A, cluster, database));
+    // b and the agent start up together, both joining a's cluster (its master)
+    JarProcess b = startServer(UID_B, HOST_B, cluster, database);
     Path fleet = Files.createTempFile("fleet-", ".yaml");
     Files.writeString(fleet, "nodes:\n  - { id: part-1, vendor: nvidia, model: A100, cards: 8, cpu_cores: 64 }\n"
         + "  - { id: part-2, vendor: nvidia, model: A100, cards: 8, cpu_cores: 64 }\n");
     JarProcess agent = JarProcess.start(cluster, "agent", "--simulate", fleet.toString(), "--cluster-host", "127.0.0.1");
     processes.add(agent);
+    up(b);
     a.eventually(Duration.ofSeconds(90), "a leader, two members and two nodes", () -> {
       JsonObject view = json(get(base(a) + "/api/v1/cluster"));
       return view.getJsonObject("leader", new JsonObject()).getString("member_id") != null
@@ -113,7 +115,8 @@ class PartitionIT {
     assertEquals(0, database.count("SELECT coalesce(sum(gpu_used), 0) FROM nodes"), "every card released");
   }
 
-  private JarProcess server(int uid, String host, Map<String, String> cluster, ItDatabase database) throws Exception {
+  private JarProcess startServer(int uid, String host, Map<String, String> cluster, ItDatabase database)
+      throws Exception {
     int port = JarProcess.freePort();
     Map<String, String> env = new HashMap<>(cluster);
     env.put("HETEROFLOW_CLUSTER_HOST", host);
@@ -121,6 +124,10 @@ class PartitionIT {
         String.valueOf(port));
     server.port = port;
     processes.add(server);
+    return server;
+  }
+
+  private static JarProcess up(JarProcess server) throws Exception {
     server.eventually(Duration.ofSeconds(90), "a control plane", () -> server.output().contains("control plane is up"));
     return server;
   }
