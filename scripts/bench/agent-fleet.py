@@ -12,7 +12,7 @@ JVM, then measures, with /proc and psql:
     write time p50/p99 over the window (registry receipt -> commit in PostgreSQL, from heteroflow_heartbeat_write);
     PostgreSQL's and the fleet JVM's CPU; each control plane's live heap after a full GC (jcmd GC.heap_info);
   * throughput: --tasks one-card `sleep 1` tasks submitted at once, claimed and run by the agents; tasks/s from the first
-    submit to the last success;
+    creation to the last end (PostgreSQL's clock), and how many failed with which reason;
   * failover: kill -9 of the control plane with more agents; seconds until the survivor holds all N connections and
     all N nodes are online, and the fewest nodes online at any sample (every 0.5 s for 30 s after);
   * storm: kill -9 of the whole fleet JVM and a new one started at once (every agent restarting together): seconds
@@ -227,21 +227,27 @@ class Bench:
                 "rss_mb": [round(rss_mb(p), 1) for p in pids]}
 
     def throughput(self, base):
+        """--tasks one-card `sleep 1` tasks at once; tasks/s from the first creation to the last end (PostgreSQL's clock)."""
         tasks = self.args.tasks
-        body = {"name": "fleet-sleep", "command": ["sleep", "1"], "gpu_required": 1}
-        done_before = int(self.sql("SELECT count(*) FROM tasks WHERE status = 'succeeded'") or 0)
+        body = {"command": ["sleep", "1"], "gpu_required": 1}
         started = time.time()
         with concurrent.futures.ThreadPoolExecutor(16) as pool:
             list(pool.map(lambda i: http(base + "/api/v1/tasks", dict(body, name=f"fleet-sleep-{i}")), range(tasks)))
         submitted = time.time() - started
-        while int(self.sql("SELECT count(*) FROM tasks WHERE status = 'succeeded'") or 0) - done_before < tasks:
+        ended = "status IN ('succeeded', 'failed', 'stopped')"
+        while int(self.sql(f"SELECT count(*) FROM tasks WHERE name LIKE 'fleet-sleep-%' AND {ended}") or 0) < tasks:
             if time.time() - started > 600:
                 break
             time.sleep(0.5)
-        elapsed = time.time() - started
-        succeeded = int(self.sql("SELECT count(*) FROM tasks WHERE status = 'succeeded'") or 0) - done_before
-        return {"tasks": tasks, "succeeded": succeeded, "submit_seconds": round(submitted, 1),
-                "seconds": round(elapsed, 1), "tasks_per_s": round(succeeded / elapsed, 1)}
+        row = self.sql("SELECT count(*) FILTER (WHERE status = 'succeeded'), count(*) FILTER (WHERE status = 'failed'),"
+                       " extract(epoch FROM max(finished_at) - min(created_at)) FROM tasks"
+                       " WHERE name LIKE 'fleet-sleep-%'").split("|")
+        succeeded, failed, seconds = int(row[0]), int(row[1]), float(row[2] or 0)
+        reasons = self.sql("SELECT coalesce(reason_code, '') || ':' || count(*) FROM tasks WHERE name LIKE"
+                           " 'fleet-sleep-%' AND status = 'failed' GROUP BY reason_code")
+        return {"tasks": tasks, "succeeded": succeeded, "failed": failed, "failed_reasons": reasons.split(),
+                "submit_seconds": round(submitted, 1), "seconds": round(seconds, 1),
+                "tasks_per_s": round((succeeded + failed) / seconds, 1) if seconds else None}
 
     def failover(self, servers, bases):
         counts = [metric(b, "heteroflow_agent_bridge_connections ") for b in bases]

@@ -227,7 +227,11 @@ public final class AgentVerticle extends VerticleBase {
             executor.stop(taskId);
           }
         })
-        .onFailure(e -> forget(taskId));
+        .onFailure(e -> {
+          // the control plane fails the task NotRunningOnAgent if the claim did go through (it is not reported)
+          LOG.warning("giving up claiming " + taskId + " on " + node.nodeId() + ": " + e.getMessage());
+          forget(taskId);
+        });
   }
 
   /**
