@@ -2,6 +2,7 @@
 """The agent-fleet benchmark: N simulated agents over the agent bridge against two control planes (real jars).
 
 usage: scripts/bench/agent-fleet.py [--count 5000] [--tasks 2000] [--json FILE] [--jar launcher/target/heteroflow.jar]
+       scripts/bench/agent-fleet.py --summarise RUN1.json RUN2.json RUN3.json   (median [min-max] of each figure)
 
 It starts the embedded PostgreSQL (`heteroflow postgres`), two `server`s (Hazelcast members, each serving the agent
 bridge on loopback, certificates from `heteroflow certs`) and one `agent --simulate-fleet conf/fleet-dev.yaml --count N`
@@ -307,7 +308,46 @@ class Bench:
                 proc.kill()
 
 
+FIGURES = [
+    ("all_online_seconds", "start: all online, s"),
+    ("steady.fleet_cpu_percent_of_one_core", "control planes' CPU for the fleet, % of one core"),
+    ("steady.fleet_extra_rss_mb", "control planes' extra RSS, MB"),
+    ("steady.fleet_extra_live_heap_mb", "control planes' extra live heap after GC, MB"),
+    ("steady.heartbeats_per_s", "heartbeats written / s"),
+    ("steady.heartbeat_write_p50_s", "heartbeat write p50, s"),
+    ("steady.heartbeat_write_p99_s", "heartbeat write p99, s"),
+    ("steady.postgres_cpu_percent", "PostgreSQL CPU, % of one core"),
+    ("steady.fleet_jvm_cpu_percent", "fleet JVM CPU, % of one core"),
+    ("throughput.tasks_per_s", "sleep-1 tasks / s"),
+    ("throughput.failed", "tasks failed"),
+    ("failover.all_reconnected_seconds", "kill -9: all reconnected, s"),
+    ("failover.all_online_seconds", "kill -9: all online, s"),
+    ("failover.nodes_marked_offline", "kill -9: nodes offline after"),
+    ("failover.least_online", "kill -9: fewest online"),
+    ("storm.all_reconnected_and_online_seconds", "storm: all back online, s"),
+    ("storm.least_online", "storm: fewest online"),
+]
+
+
+def summarise(files):
+    """Median [min-max] of each figure over several runs' JSON files."""
+    import statistics
+    runs = [json.load(open(f)) for f in files]
+    for key, label in FIGURES:
+        values = []
+        for run in runs:
+            value = run
+            for part in key.split("."):
+                value = value.get(part) if isinstance(value, dict) else None
+            if isinstance(value, (int, float)):
+                values.append(value)
+        if values:
+            print(f"{label}: {statistics.median(values):g} [{min(values):g}-{max(values):g}] ({len(values)} runs)")
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--summarise":
+        return summarise(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=5000)
     parser.add_argument("--tasks", type=int, default=2000)

@@ -120,15 +120,11 @@ public final class ControlPlane {
    * view of leadership, the scheduling core it runs, and the HTTP server.
    */
   public record Running(Stores stores, Leadership leadership, PluginRegistry registry, SchedulingPipeline pipeline,
-                        ApiVerticle api, AgentBridgeVerticle agentBridge) {
+                        ApiVerticle api, int agentBridgePort) {
     public int httpPort() {
       return api.actualPort();
     }
 
-    /** The agent bridge's port; 0 without a bridge. */
-    public int agentBridgePort() {
-      return agentBridge == null ? 0 : agentBridge.actualPort();
-    }
   }
 
   /**
@@ -169,8 +165,6 @@ public final class ControlPlane {
     PluginRegistry plugins = BuiltInPlugins.registry(config);
     SchedulingPipeline pipeline = BuiltInPlugins.pipeline(config);
     int grace = options.offlineGraceSeconds();
-    AgentBridgeVerticle agentBridge = options.agentBridge() == null ? null
-        : new AgentBridgeVerticle(options.agentBridge(), metrics);
     return vertx.deployVerticle(api)
         .compose(id -> database.migrateAndOpen(vertx, options.poolSize()))
         .map(pool -> Stores.on(pool, config))
@@ -204,18 +198,19 @@ public final class ControlPlane {
                     options.clock(), options.services().windowMs())),
                 vertx.deployVerticle(new AutoscalerVerticle(stores.services(), leadership, metrics,
                     options.services())))))
-            .compose(all -> agentBridge == null ? Future.succeededFuture() : vertx.deployVerticle(agentBridge))
+            .compose(all -> options.agentBridge() == null ? Future.succeededFuture(0)
+                : AgentBridgeVerticle.deploy(vertx, options.agentBridge(), metrics))
             // the lease's own connection: its renewal every half second never waits behind heartbeat batches for a
             // connection of the shared pool (at 5,000 agents it did, and the leader lost its 2 s lease)
-            .compose(bridged -> vertx.deployVerticle(new LeadershipVerticle(leadership,
+            .compose(bridgePort -> vertx.deployVerticle(new LeadershipVerticle(leadership,
                 new io.heteroflow.controlplane.store.LeaderStore(database.open(vertx, 1)), hostName(),
-                api.actualPort(), options.leaseSeconds(), options.leaderBeatMs())))
-            .map(leader -> {
-              api.serve(new ApiRouter(options.adminToken(), config, stores, leadership, plugins, metrics, registry,
-                  options.clock())
-                  .create(vertx));
-              return new Running(stores, leadership, plugins, pipeline, api, agentBridge);
-            }));
+                api.actualPort(), options.leaseSeconds(), options.leaderBeatMs()))
+                .map(leader -> {
+                  api.serve(new ApiRouter(options.adminToken(), config, stores, leadership, plugins, metrics, registry,
+                      options.clock())
+                      .create(vertx));
+                  return new Running(stores, leadership, plugins, pipeline, api, bridgePort);
+                })));
   }
 
   static String hostName() {

@@ -47,8 +47,9 @@ public final class ControlPlaneMetrics {
         .tag("reason", reason).register(registry).increment();
   }
 
-  public void agentBridgeConnections(int open) {
-    bridgeConnections.set(open);
+  /** An agent-bridge connection opened (+1) or closed (-1), on any of the bridge's instances. */
+  public void agentBridgeConnections(int delta) {
+    bridgeConnections.addAndGet(delta);
   }
 
   public void attempt(String result, String reason) {

@@ -101,7 +101,7 @@ final class AgentBridgeGuard implements Handler<BridgeEvent> {
     socket.closeHandler(closed -> {
       identities.remove(socket);
       warned.remove(socket);
-      metrics.agentBridgeConnections(identities.size());
+      metrics.agentBridgeConnections(-1);
     });
     Optional<String> node;
     try {
@@ -110,7 +110,7 @@ final class AgentBridgeGuard implements Handler<BridgeEvent> {
     } catch (Exception e) { // no verified peer: the TLS layer should not have let it in
       node = Optional.empty();
     }
-    metrics.agentBridgeConnections(identities.size() + 1);
+    metrics.agentBridgeConnections(1);
     return node;
   }
 

@@ -30,7 +30,6 @@ public final class AgentBridgeVerticle extends VerticleBase {
   private final Options options;
   private final ControlPlaneMetrics metrics;
   private TcpEventBusBridge bridge;
-  private volatile int actualPort;
 
   public AgentBridgeVerticle(Options options, ControlPlaneMetrics metrics) {
     this.options = options;
@@ -47,6 +46,21 @@ public final class AgentBridgeVerticle extends VerticleBase {
     return permitted.addOutboundPermitted(new PermittedOptions().setAddressRegex("heteroflow\\.agent\\..+"));
   }
 
+  /**
+   * The bridge on every event loop: one instance per event-loop thread, sharing one port (Vert.x spreads the accepted
+   * connections over them), so thousands of TLS handshakes after a control plane's death are not queued on one thread.
+   * Answers the port (the chosen one when {@code options.port()} is 0).
+   */
+  public static Future<Integer> deploy(io.vertx.core.Vertx vertx, Options options, ControlPlaneMetrics metrics) {
+    return vertx.executeBlocking(() -> options.port() > 0 ? options.port() : freePort(options.host()))
+        .compose(port -> {
+          Options fixed = new Options(options.host(), port, options.tls());
+          return vertx.deployVerticle(() -> new AgentBridgeVerticle(fixed, metrics),
+              new io.vertx.core.DeploymentOptions().setInstances(io.vertx.core.VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE))
+              .map(id -> port);
+        });
+  }
+
   /** Completes once the bridge listens (a busy port fails the start). */
   @Override
   public Future<?> start() {
@@ -57,8 +71,7 @@ public final class AgentBridgeVerticle extends VerticleBase {
     bridge = TcpEventBusBridge.create(vertx, permissions(), server, new AgentBridgeGuard(metrics));
     return vertx.executeBlocking(() -> options.port() > 0 ? options.port() : freePort(options.host()))
         .compose(port -> bridge.listen(port, options.host()).onSuccess(listening -> {
-          actualPort = port;
-          LOG.info("agent bridge listening on " + options.host() + ":" + port + " (mutual TLS)");
+          LOG.fine("agent bridge listening on " + options.host() + ":" + port + " (mutual TLS)");
         }));
   }
 
@@ -72,10 +85,5 @@ public final class AgentBridgeVerticle extends VerticleBase {
     try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(host))) {
       return socket.getLocalPort();
     }
-  }
-
-  /** The port it listens on (the chosen one when {@code port} was 0); 0 before it listens. */
-  public int actualPort() {
-    return actualPort;
   }
 }
