@@ -123,7 +123,7 @@ public final class AgentVerticle extends VerticleBase {
                 : "it was not the holder")))
             .onFailure(e -> LOG.info("node " + node.nodeId() + ": release not acknowledged (" + e.getMessage()
                 + "); a replacement takes it over once this process has been silent for the hold window"));
-    return released.transform(done -> vertx.executeBlocking(() -> {
+    return released.transform(done -> transport.close()).transform(closed -> vertx.executeBlocking(() -> {
       executor.close();
       return null;
     }));

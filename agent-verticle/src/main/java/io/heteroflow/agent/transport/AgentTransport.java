@@ -7,8 +7,8 @@ import java.util.function.Function;
 
 /**
  * The only way the agent speaks to the control plane: JSON messages on the addresses of BusAddresses. Today
- * the clustered event bus ({@link EventBusTransport}); for fleets of thousands a TCP event-bus bridge client
- * implements the same three methods without touching detection or execution.
+ * the clustered event bus ({@link EventBusTransport}) or, for fleets of thousands, the control planes' TCP event-bus
+ * bridges ({@link BridgeTransport}), without touching detection or execution.
  */
 public interface AgentTransport {
   /** Request-reply; fails on timeout or when the receiver fails the message. */
@@ -22,4 +22,9 @@ public interface AgentTransport {
    * the handler.
    */
   Future<Void> onRequest(String address, Function<JsonObject, Future<JsonObject>> handler);
+
+  /** Lets go of the connection for good when the agent stops (no reconnect); nothing to do on the event bus. */
+  default Future<Void> close() {
+    return Future.succeededFuture();
+  }
 }

@@ -112,6 +112,7 @@ public final class BridgeTransport implements AgentTransport {
   }
 
   /** Closes the connection for good (no reconnect). */
+  @Override
   public Future<Void> close() {
     closed = true;
     return client == null ? Future.succeededFuture() : client.close();
