@@ -61,7 +61,7 @@ public final class AgentBridgeVerticle extends VerticleBase {
         });
   }
 
-  /** Completes once the bridge listens (a busy port fails the start). */
+  /** Completes once the bridge listens on {@code options.port()} (a busy port fails the start); see {@link #deploy}. */
   @Override
   public Future<?> start() {
     NetServerOptions server = options.tls().onServer(new NetServerOptions())
@@ -69,10 +69,8 @@ public final class AgentBridgeVerticle extends VerticleBase {
         .setSslHandshakeTimeout(30).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS)
         .setTcpNoDelay(true);
     bridge = TcpEventBusBridge.create(vertx, permissions(), server, new AgentBridgeGuard(metrics));
-    return vertx.executeBlocking(() -> options.port() > 0 ? options.port() : freePort(options.host()))
-        .compose(port -> bridge.listen(port, options.host()).onSuccess(listening -> {
-          LOG.fine("agent bridge listening on " + options.host() + ":" + port + " (mutual TLS)");
-        }));
+    return bridge.listen(options.port(), options.host()).onSuccess(listening ->
+        LOG.fine("agent bridge listening on " + options.host() + ":" + options.port() + " (mutual TLS)"));
   }
 
   @Override
