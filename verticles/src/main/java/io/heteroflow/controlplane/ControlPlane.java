@@ -55,7 +55,7 @@ public final class ControlPlane {
                         int offlineGraceSeconds, long ledgerCheckMs, int poolSize, int leaseSeconds,
                         long leaderBeatMs, long recoveryMs, ServiceBeats services, Clock clock,
                         ApiVerticle.Timeouts httpTimeouts, ApiVerticle.Tls httpTls,
-                        AgentBridgeVerticle.Options agentBridge) {
+                        AgentBridgeVerticle.Options agentBridge, int preemptTimeoutSeconds) {
     public static final long LEDGER_CHECK_MS = 30_000;
     public static final int LEASE_SECONDS = 2;
     public static final long LEADER_BEAT_MS = 500;
@@ -64,46 +64,60 @@ public final class ControlPlane {
     public static Options defaults(int httpPort, String adminToken, SchedulerConfig config) {
       return new Options("0.0.0.0", httpPort, adminToken, config, 15, LEDGER_CHECK_MS, 16, LEASE_SECONDS,
           LEADER_BEAT_MS, RECOVERY_MS, ServiceBeats.DEFAULTS, Clock.systemUTC(), ApiVerticle.Timeouts.DEFAULTS,
-          null, null);
+          null, null, PreemptWatchdogVerticle.TIMEOUT_SECONDS);
     }
 
     public Options withLedgerCheckMs(long value) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, value, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge, preemptTimeoutSeconds);
     }
 
     /** How long a silent node stays online (15 s by default; the benchmarks' own heartbeat timers lag under load). */
     public Options withOfflineGraceSeconds(int seconds) {
       return new Options(httpHost, httpPort, adminToken, config, seconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge, preemptTimeoutSeconds);
     }
 
     public Options withHttp(String host, int port) {
       return new Options(host, port, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize, leaseSeconds,
-          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge);
+          leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge, preemptTimeoutSeconds);
     }
 
     /** The API server's idle and header-read timeouts (60 s and 10 s by default). */
     public Options withHttpTimeouts(ApiVerticle.Timeouts timeouts) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, timeouts, httpTls, agentBridge);
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, timeouts, httpTls, agentBridge,
+          preemptTimeoutSeconds);
     }
 
     /** HTTPS for the API and the UI (null: plain HTTP, the default). */
     public Options withHttpTls(ApiVerticle.Tls tls) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, tls, agentBridge);
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, tls, agentBridge,
+          preemptTimeoutSeconds);
     }
 
     /** The agents' TCP bridge under mutual TLS (null: none, the default; agents are then cluster members). */
     public Options withAgentBridge(AgentBridgeVerticle.Options bridge) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, bridge);
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, bridge,
+          preemptTimeoutSeconds);
+    }
+
+    /**
+     * How long an agent has to confirm a preemption before the preempt watchdog forces it (60 s by default, plus the
+     * victim's checkpoint timeout and grace above 10 s); the watchdog looks every half of it (30 s by default).
+     */
+    public Options withPreemptTimeoutSeconds(int seconds) {
+      return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
+          leaseSeconds, leaderBeatMs, recoveryMs, services, clock, httpTimeouts, httpTls, agentBridge,
+          PreemptWatchdogVerticle.checkTimeout("preempt timeout", seconds));
     }
 
     public Options withServices(ServiceBeats beats, Clock serviceClock) {
       return new Options(httpHost, httpPort, adminToken, config, offlineGraceSeconds, ledgerCheckMs, poolSize,
-          leaseSeconds, leaderBeatMs, recoveryMs, beats, serviceClock, httpTimeouts, httpTls, agentBridge);
+          leaseSeconds, leaderBeatMs, recoveryMs, beats, serviceClock, httpTimeouts, httpTls, agentBridge,
+          preemptTimeoutSeconds);
     }
   }
 
@@ -175,7 +189,7 @@ public final class ControlPlane {
                 vertx.deployVerticle(new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(), stores.queues(),
                     stores.plans(), config.queueing(),
                     stores.plugins(),
-                    plugins, pipeline, leadership, metrics, Clock.systemUTC())),
+                    plugins, pipeline, leadership, metrics, Clock.systemUTC(), options.preemptTimeoutSeconds())),
                 vertx.deployVerticle(new BindVerticle(stores.batchBinds(), metrics)),
                 vertx.deployVerticle(new io.heteroflow.controlplane.api.TaskEventRelay(
                     new io.heteroflow.controlplane.store.TaskEventFeed(stores.pool()), 250, 2000,
@@ -187,7 +201,8 @@ public final class ControlPlane {
                     GAUGE_REFRESH_MS)),
                 vertx.deployVerticle(new RecoveryVerticle(stores.tasks(), leadership, options.recoveryMs(), 4 * grace)),
                 vertx.deployVerticle(new PreemptWatchdogVerticle(stores.tasks(), leadership, metrics,
-                    PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.TIMEOUT_SECONDS)),
+                    PreemptWatchdogVerticle.periodMs(options.preemptTimeoutSeconds()),
+                    options.preemptTimeoutSeconds())),
                 vertx.deployVerticle(new BorrowPatrolVerticle(stores.queues(), leadership,
                     BorrowPatrolVerticle.PERIOD_MS, config.queueing().borrowIdleSeconds())),
                 vertx.deployVerticle(new ReplicaRebuildVerticle(stores.services(),

@@ -20,13 +20,16 @@ import java.util.logging.Logger;
  * whose agent has not confirmed the stop, is forced back to {@code pending} through the same CAS as the agent's report
  * (cards and shards released, {@code preempt_count + 1}, {@code preemptible = false}, ledger entry, event). Both
  * go through one CAS from {@code preempting}, so whichever comes second finds the task no longer preempting and
- * changes nothing: the settlement never runs twice.
+ * changes nothing: the settlement never runs twice. The 60 s are a setting ({@code --preempt-timeout-seconds},
+ * {@code ControlPlane.Options.withPreemptTimeoutSeconds}), and the watchdog then looks every half of it.
  */
 public final class PreemptWatchdogVerticle extends VerticleBase {
   /** How often the watchdog looks (SPEC §2). */
   public static final long PERIOD_MS = 30_000;
   /** How long an agent has to confirm a preemption before the watchdog forces it (SPEC §6). */
   public static final int TIMEOUT_SECONDS = 60;
+  /** The largest timeout an operator may set (a day). */
+  public static final int MAX_TIMEOUT_SECONDS = 86_400;
   private static final Logger LOG = Logger.getLogger(PreemptWatchdogVerticle.class.getName());
   private final TaskStore tasks;
   private final Leadership leadership;
@@ -41,6 +44,23 @@ public final class PreemptWatchdogVerticle extends VerticleBase {
     this.metrics = metrics;
     this.periodMs = periodMs;
     this.timeoutSeconds = timeoutSeconds;
+  }
+
+  /**
+   * The check period for a force timeout: half of it, at least a second ({@link #PERIOD_MS} for the default
+   * {@link #TIMEOUT_SECONDS}), so a preemption is forced between one and one and a half timeouts after it began.
+   */
+  public static long periodMs(int timeoutSeconds) {
+    return Math.max(1000, timeoutSeconds * 500L);
+  }
+
+  /** A timeout an operator may set: 1 to {@link #MAX_TIMEOUT_SECONDS} seconds; anything else names {@code option}. */
+  public static int checkTimeout(String option, int seconds) {
+    if (seconds < 1 || seconds > MAX_TIMEOUT_SECONDS) {
+      throw new IllegalArgumentException(option + " must be between 1 and " + MAX_TIMEOUT_SECONDS
+          + " seconds, was " + seconds);
+    }
+    return seconds;
   }
 
   @Override

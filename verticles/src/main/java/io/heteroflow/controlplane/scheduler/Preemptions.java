@@ -2,7 +2,6 @@ package io.heteroflow.controlplane.scheduler;
 
 import io.heteroflow.controlplane.ControlPlaneMetrics;
 import io.heteroflow.controlplane.cluster.Leadership;
-import io.heteroflow.controlplane.cluster.PreemptWatchdogVerticle;
 import io.heteroflow.controlplane.scheduler.BindDispatcher.Decided;
 import io.heteroflow.controlplane.scheduler.framework.Decision;
 import io.heteroflow.controlplane.scheduler.framework.Nomination;
@@ -46,15 +45,18 @@ final class Preemptions {
   private final Leadership leadership;
   private final ControlPlaneMetrics metrics;
   private final Reclaims reclaims = new Reclaims();
+  /** The preempt watchdog's timeout, which a nomination's term counts on (60 s by default). */
+  private final int watchdogSeconds;
 
   Preemptions(Vertx vertx, PreemptionStore store, TaskStore tasks, SchedulingPipeline pipeline, Leadership leadership,
-              ControlPlaneMetrics metrics) {
+              ControlPlaneMetrics metrics, int watchdogSeconds) {
     this.vertx = vertx;
     this.store = store;
     this.tasks = tasks;
     this.pipeline = pipeline;
     this.leadership = leadership;
     this.metrics = metrics;
+    this.watchdogSeconds = watchdogSeconds;
   }
 
   /** The round's decisions, those that wanted the nodes' occupants decided again with them (on a worker). */
@@ -114,7 +116,7 @@ final class Preemptions {
     }
     PreemptionStore.Plan plan = reclaims.plan(decided, new PreemptionStore.Plan(id, decided.task().priority(),
         decision.nominatedNodeId(), decision.victims(), decision.plan()));
-    return store.preemptOn(plan, PreemptWatchdogVerticle.TIMEOUT_SECONDS, fence).compose(done -> switch (done.outcome()) {
+    return store.preemptOn(plan, watchdogSeconds, fence).compose(done -> switch (done.outcome()) {
       case PREEMPTED -> {
         metrics.preemptions("planned", 1);
         if (plan.reclaim()) {

@@ -77,6 +77,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   private final Leadership leadership;
   private final ControlPlaneMetrics metrics;
   private final Clock clock;
+  private final int preemptTimeoutSeconds;
   private boolean running;
   private boolean kicked;
   private boolean boundThisPass;
@@ -90,7 +91,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
   public SchedulerLoopVerticle(TaskStore tasks, NodeStore nodes, PreemptionStore preemptionStore, GroupStore groupStore,
                                QueueStore queueStore, PlanStore planStore, QueueingConfig queueing,
                                PluginConfigStore pluginConfigs, PluginRegistry registry, SchedulingPipeline pipeline,
-                               Leadership leadership, ControlPlaneMetrics metrics, Clock clock) {
+                               Leadership leadership, ControlPlaneMetrics metrics, Clock clock,
+                               int preemptTimeoutSeconds) {
     this.tasks = tasks;
     this.nodes = nodes;
     this.pluginConfigs = pluginConfigs;
@@ -105,6 +107,7 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     this.leadership = leadership;
     this.metrics = metrics;
     this.clock = clock;
+    this.preemptTimeoutSeconds = preemptTimeoutSeconds;
   }
 
   /** Completes once its consumers are registered (on the clustered bus: known to every member). */
@@ -113,7 +116,8 @@ public final class SchedulerLoopVerticle extends VerticleBase {
     snapshots = new SnapshotCache(nodes, preemptionStore, pluginConfigs, registry, clock);
     binds = new BindDispatcher(vertx, tasks, leadership, metrics, clock, snapshots,
         () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
-    preemptions = new Preemptions(vertx, preemptionStore, tasks, pipeline, leadership, metrics);
+    preemptions = new Preemptions(vertx, preemptionStore, tasks, pipeline, leadership, metrics,
+        preemptTimeoutSeconds);
     gangs = new GangScheduling(vertx, groupStore, new GangPlanner(pipeline), leadership, metrics, snapshots,
         () -> vertx.setTimer(RETRY_MS, id -> requestRound()));
     Future<Void> kicks = vertx.eventBus().consumer(BusAddresses.SCHEDULER_KICK,

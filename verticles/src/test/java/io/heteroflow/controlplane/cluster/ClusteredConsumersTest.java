@@ -88,7 +88,8 @@ class ClusteredConsumersTest {
     verticles.put(() -> new SchedulerLoopVerticle(stores.tasks(), stores.nodes(), stores.preemptions(), stores.groups(), stores.queues(),
                     stores.plans(), SchedulerConfig.defaults().queueing(), stores.plugins(),
         BuiltInPlugins.registry(SchedulerConfig.defaults()), BuiltInPlugins.pipeline(SchedulerConfig.defaults()),
-        leadership, metrics, Clock.systemUTC()), List.of(BusAddresses.SCHEDULER_KICK));
+        leadership, metrics, Clock.systemUTC(), PreemptWatchdogVerticle.TIMEOUT_SECONDS),
+        List.of(BusAddresses.SCHEDULER_KICK));
     for (Map.Entry<Supplier<Deployable>, List<String>> verticle : verticles.entrySet()) {
       String id = controlPlane.deployVerticle(verticle.getKey().get()).await(AWAIT.toMillis(), TimeUnit.MILLISECONDS);
       verticle.getValue().forEach(address -> assertAnswered(agentSide, address));

@@ -2,6 +2,7 @@ package io.heteroflow.controlplane.cluster;
 
 import static io.heteroflow.testsupport.ControlPlaneHarness.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.heteroflow.controlplane.ControlPlane;
@@ -139,6 +140,35 @@ class PreemptWatchdogTest {
     await(watchdog.sweep());
     assertEquals("preempting", cp.get("/api/v1/tasks/" + task).getString("status"));
     assertTrue(report(task, "wd-young"));
+  }
+
+  @Test
+  void anOperatorsShorterTimeoutForcesSoonerAndIsCheckedEveryHalfOfIt() throws Exception {
+    assertEquals(PreemptWatchdogVerticle.PERIOD_MS, PreemptWatchdogVerticle.periodMs(
+        PreemptWatchdogVerticle.TIMEOUT_SECONDS), "the defaults: 60 s, every 30 s");
+    assertEquals(2000, PreemptWatchdogVerticle.periodMs(4));
+    assertEquals(1000, PreemptWatchdogVerticle.periodMs(1), "at least a second");
+    for (int bad : new int[] {0, -5, PreemptWatchdogVerticle.MAX_TIMEOUT_SECONDS + 1}) {
+      IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+          () -> ControlPlane.Options.defaults(0, "t", null).withPreemptTimeoutSeconds(bad));
+      assertTrue(refused.getMessage().contains("preempt timeout"), refused.getMessage());
+    }
+    assertEquals(PreemptWatchdogVerticle.TIMEOUT_SECONDS,
+        ControlPlane.Options.defaults(0, "t", null).preemptTimeoutSeconds());
+    PreemptWatchdogVerticle quick = new PreemptWatchdogVerticle(cp.running.stores().tasks(), cp.running.leadership(),
+        new ControlPlaneMetrics(REGISTRY), 3_600_000, 5);
+    String deployed = await(cp.vertx.deployVerticle(quick));
+    try {
+      // 30 s: overdue for this watchdog, not for the harness's own (60 s) one
+      UUID overdue = preempting("wd-quick-old", 30);
+      UUID young = preempting("wd-quick-young", 0);
+      assertEquals(1, await(quick.sweep()));
+      assertEquals("preempting", cp.get("/api/v1/tasks/" + young).getString("status"), "still within its 5 s");
+      assertRequeuedOnce(overdue, "wd-quick-old", "PreemptionForced");
+      assertTrue(report(young, "wd-quick-young"));
+    } finally {
+      await(cp.vertx.undeploy(deployed));
+    }
   }
 
   @Test
