@@ -57,6 +57,20 @@ public final class Cli {
     }
   }
 
+  /** A whole number of seconds from 1 to {@code max} given to {@code option}. */
+  public static int seconds(String option, String value, int max) {
+    try {
+      int seconds = Integer.parseInt(value.trim());
+      if (seconds < 1 || seconds > max) {
+        throw new NumberFormatException();
+      }
+      return seconds;
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(option + " must be a whole number of seconds from 1 to " + max + ", was '"
+          + value + "'");
+    }
+  }
+
   /**
    * The options given on the command line, by long name, as typed (for commands that validate a flag map
    * themselves: bench, simulate).

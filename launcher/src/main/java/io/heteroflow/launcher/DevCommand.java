@@ -5,6 +5,7 @@ import io.heteroflow.agent.executor.TaskUsers;
 import io.heteroflow.agent.node.NodeSource;
 import io.heteroflow.agent.simulated.FleetFile;
 import io.heteroflow.controlplane.ControlPlane;
+import io.heteroflow.controlplane.cluster.PreemptWatchdogVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
@@ -47,6 +48,11 @@ final class DevCommand implements Callable<Integer> {
   @Option(names = "--config", paramLabel = "FILE",
       description = "Scheduler configuration (or HETEROFLOW_CONFIG; default conf/config.yaml, else built-in).")
   String config;
+  @Option(names = "--preempt-timeout-seconds", paramLabel = "SECONDS", defaultValue = "60",
+      description = {"How long an agent has to confirm a preemption before the preempt watchdog forces the victim"
+          + " back to the queue (default ${DEFAULT-VALUE}; plus the victim's checkpoint timeout and grace above"
+          + " 10 s); the watchdog looks every half of it."})
+  String preemptTimeoutSeconds;
   @Mixin
   Cli.Help help;
 
@@ -54,6 +60,8 @@ final class DevCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     SchedulerConfig config = Main.schedulerConfig(this.config);
     int port = Cli.port("--http-port", httpPort);
+    int preemptTimeout = Cli.seconds("--preempt-timeout-seconds", preemptTimeoutSeconds,
+        PreemptWatchdogVerticle.MAX_TIMEOUT_SECONDS);
     List<NodeSource> nodes = HOST_FLEET.equals(fleet)
         ? List.of(Main.detectingNode(Main.hostName(), Main.publicIps(List.of())))
         : List.copyOf(FleetFile.read(fleetFile(fleet)));
@@ -75,7 +83,8 @@ final class DevCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> Main.shutdown(vertx, postgres, agents),
         "heteroflow-shutdown"));
     ControlPlane.Running running = Main.deployControlPlane(vertx, postgres.database(),
-        ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port), registry);
+        ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port)
+            .withPreemptTimeoutSeconds(preemptTimeout), registry);
     Path logs = postgres.taskLogs();
     TaskUsers users = TaskUsers.of(TaskUsers.DEFAULT_RANGE, logs);
     if (users.switching()) { // task users pass through the data dir (PostgreSQL's own data stays 0700 below it)

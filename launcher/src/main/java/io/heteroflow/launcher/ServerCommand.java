@@ -2,6 +2,7 @@ package io.heteroflow.launcher;
 
 import io.heteroflow.controlplane.ControlPlane;
 import io.heteroflow.controlplane.api.ApiVerticle;
+import io.heteroflow.controlplane.cluster.PreemptWatchdogVerticle;
 import io.heteroflow.controlplane.config.SchedulerConfig;
 import io.heteroflow.controlplane.store.Database;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -51,6 +52,11 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--config", paramLabel = "FILE",
       description = "Scheduler configuration (or HETEROFLOW_CONFIG; default conf/config.yaml, else built-in).")
   String config;
+  @Option(names = "--preempt-timeout-seconds", paramLabel = "SECONDS", defaultValue = "60",
+      description = {"How long an agent has to confirm a preemption before the preempt watchdog forces the victim"
+          + " back to the queue (default ${DEFAULT-VALUE}; plus the victim's checkpoint timeout and grace above"
+          + " 10 s); the watchdog looks every half of it."})
+  String preemptTimeoutSeconds;
   @Mixin
   Cluster.Options cluster;
   @Mixin
@@ -71,6 +77,8 @@ final class ServerCommand implements Callable<Integer> {
       throw new IllegalArgumentException("--pg-url: " + e.getMessage(), e);
     }
     int port = Cli.port("--http-port", httpPort);
+    int preemptTimeout = Cli.seconds("--preempt-timeout-seconds", preemptTimeoutSeconds,
+        PreemptWatchdogVerticle.MAX_TIMEOUT_SECONDS);
     ApiVerticle.Tls tls = httpsFiles(tlsCert, tlsKey);
     AgentBridgeVerticle.Options bridge = agentBridge();
     String token = Main.adminToken();
@@ -79,7 +87,7 @@ final class ServerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(() -> Main.shutdown(vertx, null), "heteroflow-shutdown"));
     ControlPlane.Running running = Main.deployControlPlane(vertx, database,
         ControlPlane.Options.defaults(port, token, config).withHttp(httpHost, port).withHttpTls(tls)
-            .withAgentBridge(bridge), registry);
+            .withAgentBridge(bridge).withPreemptTimeoutSeconds(preemptTimeout), registry);
     System.out.println("HeteroFlow control plane is up on " + (tls == null ? "http" : "https") + "://localhost:"
         + running.httpPort() + "/");
     if (bridge != null) {

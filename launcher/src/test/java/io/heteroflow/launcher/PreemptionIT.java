@@ -6,6 +6,7 @@ import static io.heteroflow.launcher.JarProcess.post;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.heteroflow.controlplane.cluster.PreemptWatchdogVerticle;
 import io.heteroflow.controlplane.store.Database;
 import io.heteroflow.testsupport.TestPostgres;
 import io.vertx.core.json.JsonArray;
@@ -29,10 +30,14 @@ import org.junit.jupiter.api.Test;
  * Preemption on the real artifact (SPEC §6): {@code heteroflow server} and {@code heteroflow agent} as two JVMs on
  * the clustered bus, one real PostgreSQL. A burst of high-priority tasks on a full fleet of preemptible ones: every
  * preemptor runs, every victim returns to the queue and succeeds later, no card is ever held by two tasks. Then
- * the agent is frozen with SIGSTOP during a preemption: the preempt watchdog settles it after 60 s, and once
- * thawed the agent is told to stop the orphaned process and its confirmation settles nothing.
+ * the agent is frozen with SIGSTOP during a preemption: the preempt watchdog settles it after the server's
+ * {@code --preempt-timeout-seconds} ({@link #PREEMPT_TIMEOUT_SECONDS} here, 60 s by default), and once thawed the
+ * agent is told to stop the orphaned process and its confirmation settles nothing.
  */
 class PreemptionIT {
+  /** The server's preempt timeout: the watchdog looks every half of it, so it forces within 1.5 of it. */
+  static final int PREEMPT_TIMEOUT_SECONDS = 5;
+
   private final List<JarProcess> processes = new ArrayList<>();
   private JarProcess agent;
 
@@ -77,12 +82,13 @@ class PreemptionIT {
     Database db = TestPostgres.freshDatabase();
     String url = "postgresql://" + db.options().getUser() + ":" + db.options().getPassword() + "@"
         + db.options().getHost() + ":" + db.options().getPort() + "/" + db.options().getDatabase();
-    // the agent is frozen for 60-90 s: longer than Hazelcast's default 60 s before it drops a silent member,
-    // which is not what this test is about
+    // the agent is frozen for the preempt timeout and up to half of it more; were that set longer than Hazelcast's
+    // default 60 s before it drops a silent member, that would not be what this test is about
     Map<String, String> env = Map.of("HETEROFLOW_CLUSTER_NAME", "hf-preempt-" + ProcessHandle.current().pid(),
         "JAVA_TOOL_OPTIONS", "-Dhazelcast.max.no.heartbeat.seconds=600");
     int port = JarProcess.freePort();
-    JarProcess server = JarProcess.start(env, "server", "--pg-url", url, "--http-port", String.valueOf(port));
+    JarProcess server = JarProcess.start(env, "server", "--pg-url", url, "--http-port", String.valueOf(port),
+        "--preempt-timeout-seconds", String.valueOf(PREEMPT_TIMEOUT_SECONDS));
     processes.add(server);
     server.eventually(Duration.ofSeconds(90), "the control plane", () -> server.output().contains("control plane is up"));
     Path fleet = Files.createTempFile("preempt-fleet-", ".yaml");
@@ -138,7 +144,10 @@ class PreemptionIT {
     OffsetDateTime preempting = events(base, victim[0]).stream().filter(e -> "preempting".equals(e.getString("to")))
         .map(e -> OffsetDateTime.parse(e.getString("at"))).findFirst().orElseThrow();
     long waited = Duration.between(preempting, OffsetDateTime.parse(settled.get(0).getString("at"))).toSeconds();
-    assertTrue(waited >= 60 && waited <= 95, "forced after " + waited + " s (60 s, swept every 30 s)");
+    // not before the timeout, and within it plus one period (half of it) and 5 s for a slow sweep
+    long period = PreemptWatchdogVerticle.periodMs(PREEMPT_TIMEOUT_SECONDS);
+    assertTrue(waited >= PREEMPT_TIMEOUT_SECONDS && waited <= PREEMPT_TIMEOUT_SECONDS + period / 1000 + 1 + 5,
+        "forced after " + waited + " s (" + PREEMPT_TIMEOUT_SECONDS + " s, swept every " + period + " ms)");
 
     signal(agent, "CONT");
     awaitStatus(server, base, late, "succeeded");
