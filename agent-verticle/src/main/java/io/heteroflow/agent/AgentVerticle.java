@@ -13,6 +13,7 @@ import io.heteroflow.protocol.GpuVendor;
 import io.heteroflow.protocol.ShardQos;
 import io.heteroflow.protocol.TaskEnvironment;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Beat;
 import io.heteroflow.protocol.message.Claim;
 import io.heteroflow.protocol.message.FailureCode;
 import io.heteroflow.protocol.message.Logs;
@@ -27,6 +28,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -66,6 +68,8 @@ public final class AgentVerticle extends VerticleBase {
   private final Set<String> reporting = new HashSet<>();
   private AgentTransport transport;
   private NodeReading lastReading;
+  /** Full heartbeat or liveness-only beat: which of the two each periodic message is. */
+  private final HeartbeatCadence cadence = new HeartbeatCadence();
   private long sequence;
   private long highestTerm;
   private boolean beating;
@@ -148,12 +152,22 @@ public final class AgentVerticle extends VerticleBase {
     vertx.executeBlocking(node::read)
         .compose(reading -> {
           lastReading = reading;
-          return transport.request(BusAddresses.NODE_HEARTBEAT,
-              reading.heartbeat(node.nodeId(), bootId, ++sequence, known).toJson());
+          boolean full = cadence.full(reading);
+          Future<JsonObject> sent = full
+              ? transport.request(BusAddresses.NODE_HEARTBEAT,
+                  reading.heartbeat(node.nodeId(), bootId, ++sequence, known).toJson())
+              : transport.request(BusAddresses.NODE_BEAT,
+                  new Beat(node.nodeId(), bootId, ++sequence, List.copyOf(known)).toJson());
+          return sent.map(Reconciliation::fromJson)
+              .onSuccess(reply -> cadence.answered(!full, reply.applied(), reading))
+              .onFailure(e -> cadence.failed())
+              .map(reply -> full || reply.applied() ? reply : null);
         })
-        .map(Reconciliation::fromJson)
         .onComplete(done -> beating = false)
         .onSuccess(reply -> {
+          if (reply == null) {
+            return; // a beat not applied: the next message is a full heartbeat
+          }
           if (refusalLogged) {
             refusalLogged = false;
             LOG.info("node " + node.nodeId() + " taken over by this agent process (boot " + bootId + "): its"

@@ -82,7 +82,7 @@ class AgentNodeHeldTest {
     @Override
     public Future<JsonObject> request(String address, JsonObject body) {
       switch (address) {
-        case BusAddresses.NODE_HEARTBEAT -> {
+        case BusAddresses.NODE_HEARTBEAT, BusAddresses.NODE_BEAT -> {
           beats.add(body);
           if (heartbeats.incrementAndGet() <= REFUSED) {
             return Future.failedFuture(FailureCode.CONFLICT.refusal("node_held: node " + NODE + " is held by another"

@@ -41,7 +41,7 @@ final class ScriptedControlPlane implements AgentTransport {
   @Override
   public Future<JsonObject> request(String address, JsonObject body) {
     switch (address) {
-      case BusAddresses.NODE_HEARTBEAT -> {
+      case BusAddresses.NODE_HEARTBEAT, BusAddresses.NODE_BEAT -> {
         JsonArray runs = new JsonArray();
         if (!delivered) {
           delivered = true;

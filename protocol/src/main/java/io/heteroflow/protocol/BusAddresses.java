@@ -11,6 +11,11 @@ public final class BusAddresses {
   /** agent → control plane, request-reply: heartbeat in, reconciliation (tasks to run / stop) out. */
   public static final String NODE_HEARTBEAT = "heteroflow.node.heartbeat";
   /**
+   * agent → control plane, request-reply: a liveness-only beat {node_id, boot_id, seq, active_tasks} between full
+   * heartbeats (renews the node's lease); the same reconciliation out, {@code applied: false} asking for a full one.
+   */
+  public static final String NODE_BEAT = "heteroflow.node.beat";
+  /**
    * agent → control plane, request-reply, at a clean shutdown: {node_id, boot_id} lets go of the node, so a
    * replacement agent process takes it over at once; cleared only when boot_id is the holder's.
    */

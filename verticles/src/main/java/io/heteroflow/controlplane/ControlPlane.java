@@ -181,7 +181,7 @@ public final class ControlPlane {
     int grace = options.offlineGraceSeconds();
     return vertx.deployVerticle(api)
         .compose(id -> database.migrateAndOpen(vertx, options.poolSize()))
-        .map(pool -> Stores.on(pool, config))
+        .map(pool -> Stores.on(pool, config, leadership.memberId()))
         .compose(stores -> stores.plugins().seedDefaults(plugins)
             .compose(v -> Future.all(List.of(
                 vertx.deployVerticle(new NodeRegistryVerticle(stores.nodes(), stores.tasks(), leadership, metrics,

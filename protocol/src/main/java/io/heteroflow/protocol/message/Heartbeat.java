@@ -105,16 +105,7 @@ public record Heartbeat(String nodeId, String bootId, long seq, String gpuVendor
     beat.objects("cards").forEach(card -> cards.add(Card.read(card)));
     Double cpuPercent = beat.optionalNumber("cpu_percent");
     Double memoryTotalGb = beat.optionalNumber("memory_total_gb");
-    List<String> active = beat.optionalArray("active_tasks") == null ? null : beat.strings("active_tasks");
-    if (active != null) {
-      for (String id : active) {
-        try {
-          java.util.UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-          throw beat.bad("active_tasks", "task ids (UUIDs) are required, got " + id);
-        }
-      }
-    }
+    List<String> active = HeartbeatLimits.activeTasks(beat);
     Heartbeat heartbeat = new Heartbeat(nodeId, beat.optionalString("boot_id"), orZero(beat.optionalLong("seq")),
         beat.optionalString("gpu_vendor"), orZero(beat.optionalInteger("cpu_cores")),
         cpuPercent == null ? 0 : cpuPercent, memoryTotalGb == null ? 0 : memoryTotalGb,

@@ -18,6 +18,7 @@ final class HeartbeatLimits {
   static final int MAX_LABELS = 64;
   static final int MAX_IPS = 64;
   static final int MAX_TOPOLOGY = 64 * 1024;
+  static final int MAX_ACTIVE_TASKS = 1024;
 
   private HeartbeatLimits() {}
 
@@ -70,6 +71,26 @@ final class HeartbeatLimits {
       }
       bounded(beat, "labels." + label.getKey(), label.getValue());
     }
+  }
+
+  /**
+   * A heartbeat's or a beat's {@code active_tasks}: task ids (UUIDs), at most {@link #MAX_ACTIVE_TASKS}; null when
+   * the field is absent (then no absence is counted).
+   */
+  static List<String> activeTasks(BusPayload beat) {
+    if (beat.optionalArray("active_tasks") == null) {
+      return null;
+    }
+    List<String> active = beat.strings("active_tasks");
+    atMost(beat, "active_tasks", active, MAX_ACTIVE_TASKS);
+    for (String id : active) {
+      try {
+        java.util.UUID.fromString(id);
+      } catch (IllegalArgumentException e) {
+        throw beat.bad("active_tasks", "task ids (UUIDs) are required, got " + clip(id));
+      }
+    }
+    return active;
   }
 
   private static void atMost(BusPayload beat, String field, List<?> list, int max) {

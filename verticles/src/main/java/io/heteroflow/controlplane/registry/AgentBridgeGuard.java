@@ -37,7 +37,7 @@ import java.util.logging.Logger;
 final class AgentBridgeGuard implements Handler<BridgeEvent> {
   private static final Logger LOG = Logger.getLogger(AgentBridgeGuard.class.getName());
   /** What an agent may send: its requests to the control plane. */
-  static final List<String> INBOUND = List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.TASK_CLAIM,
+  static final List<String> INBOUND = List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.NODE_BEAT, BusAddresses.TASK_CLAIM,
       BusAddresses.TASK_REPORT, BusAddresses.NODE_RELEASE);
 
   private final ControlPlaneMetrics metrics;

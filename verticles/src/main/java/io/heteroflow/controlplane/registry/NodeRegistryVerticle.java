@@ -8,6 +8,7 @@ import io.heteroflow.controlplane.store.TaskRecord;
 import io.heteroflow.controlplane.store.TaskStore;
 import io.heteroflow.protocol.BusAddresses;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Beat;
 import io.heteroflow.protocol.message.BusPayload;
 import io.heteroflow.protocol.message.Claim;
 import io.heteroflow.protocol.message.FailureCode;
@@ -49,12 +50,14 @@ public final class NodeRegistryVerticle extends VerticleBase {
     this.ledgerCheckMs = ledgerCheckMs;
   }
 
-  /** Completes once the four consumers are registered (on the clustered bus: known to every member). */
+  /** Completes once the five consumers are registered (on the clustered bus: known to every member). */
   @Override
   public Future<?> start() {
     Future<Void> consumers = Future.all(
         vertx.eventBus().consumer(BusAddresses.NODE_HEARTBEAT,
             message -> BusPayload.answer(message, Heartbeat::fromJson, this::heartbeat)).completion(),
+        vertx.eventBus().consumer(BusAddresses.NODE_BEAT,
+            message -> BusPayload.answer(message, Beat::fromJson, this::beat)).completion(),
         vertx.eventBus().consumer(BusAddresses.NODE_RELEASE,
             message -> BusPayload.answer(message, Release::fromJson, this::release)).completion(),
         vertx.eventBus().consumer(BusAddresses.TASK_CLAIM,
@@ -91,17 +94,32 @@ public final class NodeRegistryVerticle extends VerticleBase {
   }
 
   private Future<Reconciliation> heartbeat(Heartbeat beat) {
-    String nodeId = beat.nodeId();
     long received = System.nanoTime();
-    return nodes.heartbeat(beat)
+    return reconcile(beat.nodeId(), beat.activeTasks(), nodes.heartbeat(beat)
         .onComplete(written -> metrics.heartbeatWritten(System.nanoTime() - received))
         .recover(e -> Future.failedFuture(e instanceof NodeHeldException
-            ? FailureCode.CONFLICT.refusal(e.getMessage()) : e)) // another agent process holds the node: no work
-        .compose(outcome -> settleLost(nodeId, outcome.lostTasks())
-            .compose(v -> {
-              return tasks.forAgent(nodeId, beat.activeTasks())
-                  .map(view -> reconciliation(outcome.applied(), view.assigned(), view.orphans()));
-            }));
+            ? FailureCode.CONFLICT.refusal(e.getMessage()) : e))); // another agent process holds the node: no work
+  }
+
+  /**
+   * A liveness-only beat: renews the node's lease and answers as a heartbeat does. One not applied (not the holder,
+   * the node offline or unknown, or not newer) answers {@code applied: false} with nothing to run: the agent's full
+   * heartbeat that follows is answered in full (or refused as held).
+   */
+  private Future<Reconciliation> beat(Beat beat) {
+    long received = System.nanoTime();
+    Future<NodeStore.HeartbeatOutcome> written = nodes.beat(beat)
+        .onComplete(done -> metrics.heartbeatWritten(System.nanoTime() - received));
+    return written.compose(outcome -> outcome.applied() ? reconcile(beat.nodeId(), beat.activeTasks(), written)
+        : Future.succeededFuture(new Reconciliation(false, List.of(), List.of())));
+  }
+
+  /** After a written heartbeat or beat: the lost tasks settled, then what the agent should run and stop. */
+  private Future<Reconciliation> reconcile(String nodeId, List<String> activeTasks,
+                                           Future<NodeStore.HeartbeatOutcome> written) {
+    return written.compose(outcome -> settleLost(nodeId, outcome.lostTasks())
+        .compose(v -> tasks.forAgent(nodeId, activeTasks)
+            .map(view -> reconciliation(outcome.applied(), view.assigned(), view.orphans()))));
   }
 
   /** An agent process stopping cleanly lets go of its node (cleared only when it is the holder). */

@@ -32,8 +32,6 @@ final class HeartbeatWriter {
   private static final Logger LOG = Logger.getLogger(HeartbeatWriter.class.getName());
   /** At most this many heartbeats per transaction (5,000 nodes every 2 s arrive as a few batches). */
   private static final int MAX_BATCH = 1000;
-  /** A running task its restarted agent has not reported in this many heartbeats in a row is lost. */
-  static final int MISSES_LOST = 2;
   /**
    * The hold window: a node whose agent process (boot id) heartbeated less than this long ago, and has not
    * released it, refuses the heartbeats of another boot. Three heartbeat periods (2 s): a holder that misses
@@ -42,11 +40,16 @@ final class HeartbeatWriter {
    */
   static final double HOLD_SECONDS = 6;
   private final Pool pool;
+  private final AgentMisses misses;
   private final SelfFormingBatches<Heartbeat, NodeStore.HeartbeatOutcome> batches =
       new SelfFormingBatches<>(Heartbeat::nodeId, MAX_BATCH, this::writeAll);
+  /** The control plane (control_planes.member_id) these heartbeats come through (V19 heartbeat_via), or null. */
+  private final String via;
 
-  HeartbeatWriter(Pool pool) {
+  HeartbeatWriter(Pool pool, AgentMisses misses, String via) {
     this.pool = pool;
+    this.misses = misses;
+    this.via = via;
   }
 
   Future<NodeStore.HeartbeatOutcome> submit(Heartbeat heartbeat) {
@@ -71,7 +74,8 @@ final class HeartbeatWriter {
           fresh.add(beats.get(i));
         }
       }
-      return countMisses(fresh).map(lost -> {
+      return misses.count(fresh.stream().map(beat -> new AgentMisses.Reported(beat.nodeId(), beat.activeTasks()))
+          .toList()).map(lost -> {
         List<Future<NodeStore.HeartbeatOutcome>> outcomes = new ArrayList<>();
         for (int i = 0; i < beats.size(); i++) {
           List<NodeStore.LostTask> lostHere = lost.getOrDefault(id(beats.get(i)), List.of());
@@ -94,31 +98,6 @@ final class HeartbeatWriter {
   }
 
   /**
-   * The running tasks their agents no longer run (lost in a restart, or forgotten), per node (counted {@link #MISSES_LOST} times or more). A
-   * failed count loses nothing: it answers none and the next heartbeat counts again.
-   */
-  private Future<Map<String, List<NodeStore.LostTask>>> countMisses(List<Heartbeat> beats) {
-    if (beats.isEmpty()) {
-      return Future.succeededFuture(Map.of());
-    }
-    Tuple params = Tuple.tuple().addArrayOfString(beats.stream().map(HeartbeatWriter::id).toArray(String[]::new))
-        .addArrayOfString(beats.stream().map(beat -> new JsonArray(beat.activeTasks()).encode()).toArray(String[]::new));
-    return pool.preparedQuery(Sql.COUNT_AGENT_MISSES).execute(params).<Map<String, List<NodeStore.LostTask>>>map(rows -> {
-      Map<String, List<NodeStore.LostTask>> lost = new HashMap<>();
-      rows.forEach(row -> {
-        if (row.getInteger("agent_misses") >= MISSES_LOST) {
-          lost.computeIfAbsent(row.getString("node_id"), k -> new ArrayList<>())
-              .add(new NodeStore.LostTask(row.getUUID("id"), Boolean.TRUE.equals(row.getBoolean("restarted"))));
-        }
-      });
-      return lost;
-    }).recover(e -> {
-      LOG.log(Level.FINE, "counting the tasks restarted agents did not report failed", e);
-      return Future.succeededFuture(Map.of());
-    });
-  }
-
-  /**
    * What one transaction made of its heartbeats: the nodes whose heartbeat was applied, and the nodes whose
    * heartbeat was refused because another agent process holds them (the rest were not newer).
    */
@@ -135,7 +114,7 @@ final class HeartbeatWriter {
    * holders that follows sees the row versions the upsert decided on.
    */
   private Future<Written> write(List<Heartbeat> beats) {
-    Tuple nodes = nodeColumns(beats).addDouble(HOLD_SECONDS);
+    Tuple nodes = nodeColumns(beats).addDouble(HOLD_SECONDS).addString(via);
     return pool.withTransaction(conn -> conn.query(Sql.ASYNC_COMMIT).execute()
         .compose(v -> conn.preparedQuery(Sql.UPSERT_NODE_HEARTBEATS).execute(nodes))
         .compose(rows -> {

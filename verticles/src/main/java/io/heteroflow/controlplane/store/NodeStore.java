@@ -5,6 +5,7 @@ import io.heteroflow.controlplane.scheduler.framework.CardUse;
 import io.heteroflow.controlplane.scheduler.framework.TenantBoundary;
 import io.heteroflow.controlplane.scheduler.framework.NodeInfo;
 import io.heteroflow.protocol.TaskStatus;
+import io.heteroflow.protocol.message.Beat;
 import io.heteroflow.protocol.message.Heartbeat;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -27,10 +28,22 @@ import java.util.UUID;
 public final class NodeStore {
   private final Pool pool;
   private final HeartbeatWriter heartbeats;
+  private final LeaseWriter leases;
+  /** A silent node whose agent's control plane is gone gets this much longer before it is marked offline. */
+  public static final int RECONNECT_GRACE_SECONDS = 30;
+  /** A control plane not seen (control_planes.last_seen, written every half second) for this long is gone. */
+  static final double CONTROL_PLANE_GONE_SECONDS = 3;
 
   public NodeStore(Pool pool) {
+    this(pool, null);
+  }
+
+  /** The node store of control plane {@code via} (null: unknown), which the heartbeats it writes came through. */
+  public NodeStore(Pool pool, String via) {
     this.pool = pool;
-    this.heartbeats = new HeartbeatWriter(pool);
+    AgentMisses misses = new AgentMisses(pool);
+    this.heartbeats = new HeartbeatWriter(pool, misses, via);
+    this.leases = new LeaseWriter(pool, misses, via);
   }
 
   /**
@@ -65,6 +78,16 @@ public final class NodeStore {
    */
   public Future<HeartbeatOutcome> heartbeat(Heartbeat heartbeat) {
     return heartbeats.submit(heartbeat);
+  }
+
+  /**
+   * A liveness-only beat: renews the node's lease (V19 node_leases) when {@code beat}'s boot holds the node, the
+   * node is online and the beat is newer than its lease; answers whether it did, with the running tasks its agent
+   * has now failed to report twice (as {@link #heartbeat}). The node row is not written, so a beat costs the
+   * scheduler nothing (it rereads only nodes whose row changed).
+   */
+  public Future<HeartbeatOutcome> beat(Beat beat) {
+    return leases.submit(beat);
   }
 
   /**
@@ -120,12 +143,15 @@ public final class NodeStore {
   }
 
   /**
-   * Marks nodes whose last heartbeat (receipt time, database clock) is older than the grace period offline.
-   * When every live node (two or more) is silent at once, nothing is marked: that is a disruption on the
-   * control plane's side (a pause, a partition, a restart), not a fleet that died together.
+   * Marks nodes whose last sign of life (a heartbeat or a beat, receipt time, database clock) is older than the
+   * grace period offline. A node whose last sign came through a control plane that is gone itself (killed, say)
+   * gets {@link #RECONNECT_GRACE_SECONDS} more: its agent is reconnecting to another control plane, and marking it
+   * offline would treat a control-plane failover as the loss of its nodes. When every live node (two or more) is
+   * silent at once, nothing is marked: that is a disruption on the control plane's side (a pause, a partition, a
+   * restart), not a fleet that died together.
    */
   public Future<Sweep> markSilentNodesOffline(int graceSeconds) {
-    Tuple grace = Tuple.of((double) graceSeconds);
+    Tuple grace = Tuple.of((double) graceSeconds, (double) RECONNECT_GRACE_SECONDS, CONTROL_PLANE_GONE_SECONDS);
     return pool.preparedQuery(Sql.SILENCE).execute(grace).compose(counts -> {
       Row row = counts.iterator().next();
       long live = row.getLong("live");

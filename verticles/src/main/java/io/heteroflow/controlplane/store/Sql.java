@@ -238,8 +238,34 @@ final class Sql {
    */
   private static String heldAgainst(String node, String boot, String window) {
     return "(" + node + ".boot_id IS NOT NULL AND " + node + ".boot_id IS DISTINCT FROM " + boot + " AND " + node
-        + ".released_at IS NULL AND coalesce(" + node + ".last_heartbeat_at > now() - make_interval(secs => "
+        + ".released_at IS NULL AND coalesce(" + lastSign(node) + " > now() - make_interval(secs => "
         + window + "), false))";
+  }
+
+  /**
+   * Node row {@code node}'s last sign of life (V19): the later of its last full heartbeat and its lease renewal,
+   * a lease counting only while it is of the node's holder (its boot id). Null for a node never heard from.
+   */
+  static String lastSign(String node) {
+    return "greatest(" + node + ".last_heartbeat_at, (SELECT l.renewed_at FROM node_leases l WHERE l.node_id = "
+        + node + ".id AND l.boot_id = " + node + ".boot_id))";
+  }
+
+  /** The control plane node row {@code node}'s last sign of life came through (V19), null when unknown. */
+  private static String lastVia(String node) {
+    return "coalesce((SELECT l.via FROM node_leases l WHERE l.node_id = " + node + ".id AND l.boot_id = " + node
+        + ".boot_id AND l.renewed_at > " + node + ".last_heartbeat_at), " + node + ".heartbeat_via)";
+  }
+
+  /**
+   * Whether node row {@code node} has been silent for longer than its grace: {@code $1} seconds, or {@code $1 + $2}
+   * when its last sign of life came through a control plane that is itself gone (no sign of it for {@code $3}
+   * seconds): its agent is reconnecting to another one, not dead.
+   */
+  private static String silentPastGrace(String node) {
+    return lastSign(node) + " < now() - make_interval(secs => CASE WHEN " + lastVia(node) + " IS NOT NULL AND NOT"
+        + " EXISTS (SELECT 1 FROM control_planes c WHERE c.member_id = " + lastVia(node) + " AND c.last_seen > now()"
+        + " - make_interval(secs => $3)) THEN $1::float8 + $2::float8 ELSE $1::float8 END)";
   }
 
   /**
@@ -250,10 +276,10 @@ final class Sql {
    */
   static final String UPSERT_NODE_HEARTBEATS = "INSERT INTO nodes (id, gpu_vendor, status, cpu_cores, cpu_percent,"
       + " memory_total_gb, memory_used_mb, gpu_total, agent_labels, topology, internal_ips, public_ips, boot_id,"
-      + " heartbeat_seq, last_heartbeat_at, region, zone, rack, dedicated_tenant, boot_seen_at)"
+      + " heartbeat_seq, last_heartbeat_at, region, zone, rack, dedicated_tenant, boot_seen_at, heartbeat_via)"
       + " SELECT h.id, h.vendor, 'online', h.cores, h.cpu, h.memory_total, h.memory_used, h.gpus, h.labels::jsonb,"
       + " h.topology, h.ips::jsonb, h.public_ips::jsonb, h.boot, h.seq, now(), h.region, h.zone, h.rack, h.dedicated,"
-      + " now()"
+      + " now(), $19"
       + " FROM unnest($1::text[], $2::text[], $3::integer[], $4::float8[], $5::float8[], $6::bigint[], $7::integer[],"
       + " $8::text[], $9::text[], $10::text[], $11::text[], $12::bigint[], $13::text[], $14::text[], $15::text[],"
       + " $16::text[], $17::text[]) AS h(id, vendor, cores, cpu, memory_total, memory_used, gpus, labels, topology, ips,"
@@ -267,7 +293,8 @@ final class Sql {
       + " heartbeat_seq = EXCLUDED.heartbeat_seq,"
       + " boot_seen_at = CASE WHEN nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id THEN now() ELSE nodes.boot_seen_at END,"
       + " released_at = CASE WHEN nodes.boot_id IS DISTINCT FROM EXCLUDED.boot_id THEN NULL ELSE nodes.released_at END,"
-      + " last_heartbeat_at = now(), region = COALESCE(nodes.region, EXCLUDED.region),"
+      + " last_heartbeat_at = now(), heartbeat_via = EXCLUDED.heartbeat_via,"
+      + " region = COALESCE(nodes.region, EXCLUDED.region),"
       + " zone = COALESCE(nodes.zone, EXCLUDED.zone), rack = COALESCE(nodes.rack, EXCLUDED.rack),"
       + " dedicated_tenant = CASE WHEN nodes.dedicated_by_admin THEN nodes.dedicated_tenant"
       + " ELSE COALESCE(nodes.dedicated_tenant, EXCLUDED.dedicated_tenant) END,"
@@ -280,7 +307,7 @@ final class Sql {
    * node ($3: the hold window in seconds): since when it is held and how long ago its holder last heartbeated.
    */
   static final String HELD_NODES = "SELECT n.id, coalesce(n.boot_seen_at, n.last_heartbeat_at) AS held_since,"
-      + " extract(epoch FROM now() - n.last_heartbeat_at)::float8 AS silent_seconds"
+      + " extract(epoch FROM now() - " + lastSign("n") + ")::float8 AS silent_seconds"
       + " FROM unnest($1::text[], $2::text[]) AS h(id, boot) JOIN nodes n ON n.id = h.id"
       + " WHERE " + heldAgainst("n", "h.boot", "$3");
   /** The holder ($2, its boot id) of node $1 lets go (idempotent); answers a row only when it is the holder. */
@@ -313,10 +340,22 @@ final class Sql {
   static final String DELETE_CARDS_BEYOND = "DELETE FROM cards c USING unnest($1::text[], $2::integer[])"
       + " AS x(node_id, count) WHERE c.node_id = ANY($1) AND c.node_id = x.node_id AND c.gpu_index >= x.count";
   /** How many live nodes there are, and how many of them are silent past the grace period. */
-  static final String SILENCE = "SELECT count(*) AS live, count(*) FILTER (WHERE last_heartbeat_at < now()"
-      + " - make_interval(secs => $1)) AS silent FROM nodes WHERE status <> 'offline'";
-  static final String MARK_SILENT_NODES_OFFLINE = "UPDATE nodes SET status = 'offline', version = version + 1"
-      + " WHERE status <> 'offline' AND last_heartbeat_at < now() - make_interval(secs => $1) RETURNING id";
+  static final String SILENCE = "SELECT count(*) AS live, count(*) FILTER (WHERE " + silentPastGrace("n")
+      + ") AS silent FROM nodes n WHERE n.status <> 'offline'";
+  static final String MARK_SILENT_NODES_OFFLINE = "UPDATE nodes n SET status = 'offline', version = n.version + 1"
+      + " WHERE n.status <> 'offline' AND " + silentPastGrace("n") + " RETURNING n.id";
+  /**
+   * A batch of liveness-only beats ($1 node ids, $2 boot ids, $3 sequence numbers, $4 the control plane each came
+   * through): each renews its node's lease when its boot is the node's holder, the node is not offline (an offline
+   * node comes back with a full heartbeat) and it is newer than the lease. Answers the nodes renewed.
+   */
+  static final String RENEW_NODE_LEASES = "INSERT INTO node_leases (node_id, boot_id, seq, renewed_at, via)"
+      + " SELECT b.id, b.boot, b.seq, now(), b.via FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[])"
+      + " AS b(id, boot, seq, via) JOIN nodes n ON n.id = b.id AND n.boot_id = b.boot AND n.status <> 'offline'"
+      + " AND n.released_at IS NULL"
+      + " ON CONFLICT (node_id) DO UPDATE SET boot_id = EXCLUDED.boot_id, seq = EXCLUDED.seq, renewed_at = now(),"
+      + " via = EXCLUDED.via WHERE node_leases.boot_id IS DISTINCT FROM EXCLUDED.boot_id"
+      + " OR node_leases.seq < EXCLUDED.seq RETURNING node_id";
   /** The tasks of the nodes $1 their agents should run or stop (the heartbeats' reconciliation, batched). */
   static final String TASKS_FOR_AGENTS = "SELECT " + TASK_COLUMNS + " FROM tasks WHERE node_id = ANY($1)"
       + " AND status IN ('scheduled', 'stopping', 'preempting')";
@@ -327,7 +366,8 @@ final class Sql {
 
   private static final String NODE_COLUMNS = "n.id, n.gpu_vendor, n.status, n.executable, n.dedicated_tenant, n.region,"
       + " n.zone, n.rack, n.agent_labels || n.labels AS labels, n.topology, n.internal_ips, n.public_ips, n.cpu_cores, n.cpu_percent,"
-      + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, n.last_heartbeat_at, n.cpu_allocated,"
+      + " n.memory_total_gb, n.memory_used_mb, n.gpu_total, n.gpu_used, " + lastSign("n") + " AS last_heartbeat_at,"
+      + " n.cpu_allocated,"
       + " n.memory_allocated_mb, (SELECT count(*) FROM tasks t WHERE t.node_id = n.id AND t.type = 'inference'"
       + " AND t.status IN " + ACTIVE_STATES + ") AS inference_tasks, n.cordoned, n.dedicated_by_admin,"
       + " (SELECT coalesce(jsonb_object_agg(s.service_id::text, s.replicas), '{}'::jsonb) FROM (SELECT t.service_id,"
@@ -348,8 +388,8 @@ final class Sql {
    * id order, at most $2 of them (NULL: all). The range conditions let cards and allocations be read by index
    * for a page of nodes.
    */
-  static final String CARD_COUNTS = "WITH page AS (SELECT id, gpu_vendor, status, gpu_total, last_heartbeat_at"
-      + " FROM nodes WHERE id > $1 ORDER BY id LIMIT $2), last AS (SELECT max(id) AS id FROM page)"
+  static final String CARD_COUNTS = "WITH page AS (SELECT n.id, n.gpu_vendor, n.status, n.gpu_total,"
+      + " " + lastSign("n") + " AS last_heartbeat_at FROM nodes n WHERE n.id > $1 ORDER BY n.id LIMIT $2), last AS (SELECT max(id) AS id FROM page)"
       + " SELECT p.id, p.gpu_vendor, p.status, p.gpu_total, p.last_heartbeat_at, c.model,"
       + " count(c.gpu_index) AS total, count(u.gpu_index) AS used, count(c.gpu_index) FILTER (WHERE u.gpu_index IS NULL"
       + " AND NOT (c.memory_total_mb > 0 AND c.memory_used_mb * 100.0 / c.memory_total_mb >= "
@@ -481,7 +521,7 @@ final class Sql {
   /** Active tasks on long-offline nodes, but not preempting ones: the preempt watchdog settles those. */
   static final String STRANDED_TASKS = "SELECT t.id, t.status FROM tasks t JOIN nodes n ON n.id = t.node_id"
       + " WHERE t.status IN ('scheduled', 'running', 'stopping') AND n.status = 'offline'"
-      + " AND n.last_heartbeat_at < now() - make_interval(secs => $1)";
+      + " AND " + lastSign("n") + " < now() - make_interval(secs => $1)";
 
   static final String PENDING_BY_REASON_AND_BAND = "SELECT coalesce(reason_code, 'None') AS reason,"
       + " CASE WHEN priority >= 80 THEN 'high' WHEN priority >= 40 THEN 'normal' ELSE 'low' END AS band,"

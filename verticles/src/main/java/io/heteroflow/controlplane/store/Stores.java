@@ -14,9 +14,14 @@ public record Stores(Pool pool, TaskStore tasks, NodeStore nodes, TenantStore te
                      ServiceStore services, TokenStore tokens, AuditStore audit) {
 
   public static Stores on(Pool pool, SchedulerConfig config) {
+    return on(pool, config, null);
+  }
+
+  /** The stores of control plane {@code memberId}: heartbeats and beats record that they came through it. */
+  public static Stores on(Pool pool, SchedulerConfig config, String memberId) {
     BindStore binds = new BindStore(pool, config);
     BatchBindStore batchBinds = new BatchBindStore(pool, config, binds);
-    return new Stores(pool, new TaskStore(pool), new NodeStore(pool), new TenantStore(pool),
+    return new Stores(pool, new TaskStore(pool), new NodeStore(pool, memberId), new TenantStore(pool),
         new PluginConfigStore(pool), binds, batchBinds, new LeaderStore(pool), new PreemptionStore(pool),
         new GroupStore(pool, batchBinds), new QueueStore(pool), new PlanStore(pool),
         new ServiceStore(pool), new TokenStore(pool), new AuditStore(pool));
