@@ -44,6 +44,8 @@ class BusFuzzTest {
           + "\"internal_ips\":[\"127.0.0.1\"],\"labels\":{\"zone\":\"a\"},"
           + "\"cards\":[{\"index\":0,\"model\":\"A100\",\"memory_total_mb\":81920}]}",
       BusAddresses.NODE_RELEASE, "{\"v\":1,\"node_id\":\"" + NODE + "\",\"boot_id\":\"b\"}",
+      BusAddresses.NODE_BEAT, "{\"v\":1,\"node_id\":\"" + NODE + "\",\"boot_id\":\"b\",\"seq\":2,"
+          + "\"active_tasks\":[]}",
       BusAddresses.TASK_CLAIM, "{\"v\":1,\"task_id\":\"" + TASK + "\",\"node_id\":\"" + NODE + "\",\"retry\":false}",
       BusAddresses.TASK_REPORT, "{\"v\":1,\"task_id\":\"" + TASK + "\",\"node_id\":\"" + NODE + "\","
           + "\"outcome\":\"failed\",\"exit_code\":1,\"attempt\":0}",

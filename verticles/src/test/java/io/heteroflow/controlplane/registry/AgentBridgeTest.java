@@ -161,15 +161,18 @@ class AgentBridgeTest {
     Client b = client("bridge-b");
     assertTrue(b.heartbeat("bridge-b").getBoolean("applied"), "its own node: applied");
     double before = refusals("node_id");
-    for (String address : List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.TASK_CLAIM, BusAddresses.TASK_REPORT)) {
+    for (String address : List.of(BusAddresses.NODE_HEARTBEAT, BusAddresses.NODE_BEAT, BusAddresses.TASK_CLAIM,
+        BusAddresses.TASK_REPORT)) {
       JsonObject body = address.equals(BusAddresses.NODE_HEARTBEAT) ? beat("forged-node")
+          : address.equals(BusAddresses.NODE_BEAT) ? new JsonObject().put("v", 1).put("node_id", "forged-node")
+              .put("boot_id", "b").put("seq", 1).put("active_tasks", new io.vertx.core.json.JsonArray())
           : new JsonObject().put("task_id", UUID.randomUUID().toString()).put("node_id", "forged-node")
               .put("outcome", "succeeded");
       ReplyException failure = assertThrows(ReplyException.class, () -> b.call(t -> t.request(address, body)));
       assertEquals(403, failure.failureCode(), address);
       assertTrue(failure.getMessage().startsWith("node_id: this connection is agent bridge-b"), failure.getMessage());
     }
-    assertEquals(before + 3, refusals("node_id"));
+    assertEquals(before + 4, refusals("node_id"));
     assertEquals(404, nodeStatus("forged-node"), "the forged heartbeat wrote nothing");
   }
 

@@ -63,7 +63,16 @@ class BusHandlersTest {
         wrongBodies(heartbeat), wrongBodies(BusAddresses.NODE_RELEASE), wrongBodies(claim), wrongBodies(report), wrongBodies(bind),
         wrongBodies(BusAddresses.SCHEDULER_KICK), wrongBodies(BusAddresses.LEADERSHIP_CHANGED), wrongBodies(BusAddresses.agentRun(AGENT)),
         wrongBodies(BusAddresses.agentStop(AGENT)), wrongBodies(BusAddresses.agentLogs(AGENT)),
+        wrongBodies(BusAddresses.NODE_BEAT),
         Stream.of(
+            new Case(BusAddresses.NODE_BEAT, json("{\"node_id\": \"bus-n\", \"seq\": 1, \"active_tasks\": []}"), 400,
+                "a beat without boot_id"),
+            new Case(BusAddresses.NODE_BEAT, json("{\"node_id\": \"bus-n\", \"boot_id\": \"b\", \"active_tasks\": []}"),
+                400, "a beat without seq"),
+            new Case(BusAddresses.NODE_BEAT, json("{\"node_id\": \"bus-n\", \"boot_id\": \"b\", \"seq\": 1}"), 400,
+                "a beat without active_tasks"),
+            new Case(BusAddresses.NODE_BEAT, json("{\"node_id\": \"bus-n\", \"boot_id\": \"b\", \"seq\": 1,"
+                + " \"active_tasks\": [\"not-a-task\"]}"), 400, "a beat with a task id that is no UUID"),
             new Case(heartbeat, json("{}"), 400, "no node_id"),
             new Case(heartbeat, json("{\"node_id\": null}"), 400, "a null node_id"),
             new Case(heartbeat, json("{\"node_id\": 42}"), 400, "a numeric node_id"),
@@ -212,6 +221,25 @@ class BusHandlersTest {
     assertEquals(true, request(BusAddresses.NODE_HEARTBEAT, second).getBoolean("applied"), "taken over at once");
     assertEquals(409, refused(BusAddresses.NODE_HEARTBEAT, first.copy().put("seq", 2)).failureCode(),
         "the released process does not come back while the new one lives");
+  }
+
+  @Test
+  void aBeatRenewsOnlyItsHoldersLeaseAndAnswersAsAHeartbeatDoes() throws Exception {
+    JsonObject full = new JsonObject().put("node_id", "bus-beat").put("boot_id", "holder").put("seq", 1)
+        .put("gpu_vendor", "nvidia").put("cards", new JsonArray().add(new JsonObject().put("index", 0)))
+        .put("active_tasks", new JsonArray());
+    JsonObject beat = new JsonObject().put("v", 1).put("node_id", "bus-beat").put("boot_id", "holder").put("seq", 2)
+        .put("active_tasks", new JsonArray());
+    assertEquals(false, request(BusAddresses.NODE_BEAT, beat).getBoolean("applied"), "no full heartbeat yet");
+    assertEquals(true, request(BusAddresses.NODE_HEARTBEAT, full).getBoolean("applied"));
+    JsonObject renewed = request(BusAddresses.NODE_BEAT, beat.copy().put("seq", 3));
+    assertEquals(true, renewed.getBoolean("applied"), renewed.encode());
+    assertEquals(new JsonArray(), renewed.getJsonArray("run"), "the reconciliation: nothing to run");
+    assertEquals(false, request(BusAddresses.NODE_BEAT, beat.copy().put("boot_id", "other").put("seq", 9))
+        .getBoolean("applied"), "another boot's beat renews nothing");
+    assertEquals(1L, (long) await(cp.pool().preparedQuery("SELECT count(*) FROM node_leases WHERE node_id = $1"
+        + " AND boot_id = 'holder' AND seq = 3").execute(io.vertx.sqlclient.Tuple.of("bus-beat")))
+        .iterator().next().getLong(0), "the holder's lease, renewed by its beat");
   }
 
   @Test
