@@ -27,15 +27,8 @@ public record Beat(String nodeId, String bootId, long seq, List<String> activeTa
    */
   public static Beat fromJson(JsonObject json) {
     BusPayload beat = BusMessage.versioned(json);
-    String nodeId = beat.requiredString("node_id");
-    if (!Heartbeat.NODE_ID.matcher(nodeId).matches()) {
-      throw beat.bad("node_id", Heartbeat.NODE_ID.pattern() + " is required");
-    }
-    String bootId = beat.requiredString("boot_id");
-    if (bootId.isEmpty() || bootId.length() > HeartbeatLimits.MAX_STRING) {
-      throw beat.bad("boot_id", "1 to " + HeartbeatLimits.MAX_STRING + " characters are required, got "
-          + bootId.length());
-    }
+    String nodeId = HeartbeatLimits.nodeId(beat);
+    String bootId = HeartbeatLimits.bootId(beat);
     Long seq = beat.optionalLong("seq");
     if (seq == null) {
       throw beat.bad("seq", "a sequence number is required");

@@ -73,6 +73,24 @@ final class HeartbeatLimits {
     }
   }
 
+  /** A message's {@code node_id}: a name of at most 128 characters ({@link Heartbeat#NODE_ID}), or a 400 naming it. */
+  static String nodeId(BusPayload message) {
+    String nodeId = message.requiredString("node_id");
+    if (!Heartbeat.NODE_ID.matcher(nodeId).matches()) {
+      throw message.bad("node_id", Heartbeat.NODE_ID.pattern() + " is required");
+    }
+    return nodeId;
+  }
+
+  /** A message's required {@code boot_id}: 1 to {@link #MAX_STRING} characters, or a 400 naming it. */
+  static String bootId(BusPayload message) {
+    String bootId = message.requiredString("boot_id");
+    if (bootId.isEmpty() || bootId.length() > MAX_STRING) {
+      throw message.bad("boot_id", "1 to " + MAX_STRING + " characters are required, got " + bootId.length());
+    }
+    return bootId;
+  }
+
   /**
    * A heartbeat's or a beat's {@code active_tasks}: task ids (UUIDs), at most {@link #MAX_ACTIVE_TASKS}; null when
    * the field is absent (then no absence is counted).

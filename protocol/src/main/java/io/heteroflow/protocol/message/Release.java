@@ -8,8 +8,6 @@ import io.vertx.core.json.JsonObject;
  * window. The hold is cleared only when {@code bootId} is the holder's (a stale release changes nothing).
  */
 public record Release(String nodeId, String bootId) implements BusMessage {
-  private static final int MAX_BOOT_ID = HeartbeatLimits.MAX_STRING;
-
   @Override
   public JsonObject toJson() {
     return BusMessage.envelope().put("node_id", nodeId).put("boot_id", bootId);
@@ -18,14 +16,8 @@ public record Release(String nodeId, String bootId) implements BusMessage {
   /** A release, or a 400 naming the field: a node id as a heartbeat's, a boot id of 1 to 256 characters. */
   public static Release fromJson(JsonObject json) {
     BusPayload release = BusMessage.versioned(json);
-    String nodeId = release.requiredString("node_id");
-    if (!Heartbeat.NODE_ID.matcher(nodeId).matches()) {
-      throw release.bad("node_id", Heartbeat.NODE_ID.pattern() + " is required");
-    }
-    String bootId = release.requiredString("boot_id");
-    if (bootId.isEmpty() || bootId.length() > MAX_BOOT_ID) {
-      throw release.bad("boot_id", "1 to " + MAX_BOOT_ID + " characters are required, got " + bootId.length());
-    }
+    String nodeId = HeartbeatLimits.nodeId(release);
+    String bootId = HeartbeatLimits.bootId(release);
     return new Release(nodeId, bootId);
   }
 
